@@ -1,0 +1,31 @@
+# The four commands of the EvidenceDesk course site. Each sets up .venv from requirements.lock first.
+export NO_MKDOCS_2_WARNING := 1
+export DISABLE_MKDOCS_2_WARNING := true
+PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+READY := $(VENV)/.ready
+
+.PHONY: site test serve accept clean
+
+site: $(READY)  ## build the site into site/, running and verifying every block
+	$(BIN)/mkdocs build --strict
+
+test: $(READY)  ## pytest on kit/tests and tests/, including a strict build of the real site
+	$(BIN)/python -m pytest
+
+serve: $(READY)  ## live preview on http://127.0.0.1:8000 with fresh outputs on every save
+	$(BIN)/mkdocs serve --no-strict --dev-addr 127.0.0.1:8000
+
+accept: $(READY)  ## approve new and changed block outputs in data/, drop stale ones, print what changed
+	$(BIN)/python -m sitebuild accept
+
+$(READY): requirements.lock pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed; found " + sys.version.split()[0] + ". Run: make PYTHON=/path/to/python3.11")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	touch $(READY)
+
+clean:  ## remove the venv and the built site
+	rm -rf $(VENV) site

@@ -1,0 +1,14 @@
+"""evidencedesk: the teaching kit of the course, one small idea per module.
+
+llm (messages, requests, a scripted client), usage (clock, prices, ledger, slow and timed clients),
+tools (schemas, registry, the three help-desk tools), gate (permissions, limits, approval, audit),
+context (trust labels and prompt assembly), security (injection signals, personal data, redaction);
+the agent subpackage builds a loop on top of them. Everything is deterministic: no wall clock, no
+randomness, no network. It leaves out real providers, real tokenizers and real money.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+DATA_DIR = Path(__file__).resolve().parents[1] / "data"  # kit/evidencedesk/ -> kit/data/

@@ -1,0 +1,167 @@
+"""The agent lab and the table of failure scenarios.
+
+lab() wires one agent the way the course page uses it: a ManualClock, the agent's synthetic
+tickets (kit/data/agent/tickets.json), the kit's documents, the three tools behind a ToolGate with
+the default policy, a ledger, a session memory and a fake model. kit/data/agent/scenarios.jsonl
+holds worst-case runs, one per line, each naming a fake model, a user, a task, limits and the
+expected status, reason, calls and emails; check_scenario() says how a run differs from its row.
+Left out: real users, real models and approvals (next page).
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from evidencedesk import DATA_DIR
+from evidencedesk.agent.fakes import FakeModel
+from evidencedesk.agent.loop import Agent, Decider, ModelDecider, Run, RunBudget
+from evidencedesk.agent.memory import SessionMemory
+from evidencedesk.agent.state import REASONS
+from evidencedesk.gate import ToolGate, default_policy
+from evidencedesk.llm import LLMClient
+from evidencedesk.security import Session
+from evidencedesk.tools import DocumentStore, Outbox, TicketStore, ToolRegistry, default_registry
+from evidencedesk.usage import Ledger, ManualClock, SlowClient
+
+AGENT_DATA = DATA_DIR / "agent"
+USERS: dict[str, tuple[str, ...]] = {"kwame": ("triage", "reply"), "lena": ("triage",)}  # user -> tasks allowed
+
+
+class ScenarioError(ValueError):
+    """A row of the scenario table is malformed; the message names the line and the field."""
+
+
+def lab(model: str = "sensible", *, decider: Decider | None = None, user: str = "kwame", task: str = "triage",
+        grant: bool = False, budget: RunBudget | None = None, slow: float = 0.0,
+        max_calls: int = 10) -> tuple[Agent, Outbox]:
+    """Build a fresh agent on synthetic data, and the outbox its email tool writes to.
+
+    model (str, a FakeModel kind), decider (used instead of the fake model when given),
+    user (str, "" = not signed in), task ("triage" or "reply"), grant (bool, allow the email write
+    for "reply"), budget (RunBudget, default limits when None), slow (float, seconds each model
+    call takes on the clock; 0 = instant), max_calls (int, gate limit on tool calls per run).
+    Returns (agent, outbox). Raises ValueError naming the model kind when it is unknown.
+    Example: agent, outbox = lab(model="obey", task="reply", grant=True)
+    """
+    clock = ManualClock()
+    outbox = Outbox()
+    registry = _registry(outbox)
+    gate = ToolGate(registry, default_policy(grant_writes=grant, max_calls_per_run=max_calls))
+    client: LLMClient = FakeModel(model)
+    if slow > 0:
+        client = SlowClient(client, clock, base_s=slow)
+    session = Session(user, USERS.get(user, ()))
+    memory = SessionMemory(user or "anonymous", clock)
+    agent = Agent(decider or ModelDecider(client), gate, session, task, budget or RunBudget(), clock, Ledger(), memory)
+    return agent, outbox
+
+
+def _registry(outbox: Outbox) -> ToolRegistry:
+    """The three tools on the agent's tickets and the kit's documents."""
+    tickets = TicketStore.from_file(AGENT_DATA / "tickets.json")
+    documents = DocumentStore.from_file(DATA_DIR / "documents.json")
+    return default_registry(tickets, documents, outbox)
+
+
+class Limits(BaseModel):
+    """The limits a row may set: RunBudget fields, and max_calls for the gate."""
+
+    model_config = ConfigDict(extra="forbid")
+    max_steps: int | None = Field(default=None, gt=0)
+    max_seconds: float | None = Field(default=None, gt=0)
+    max_cost: Decimal | None = Field(default=None, gt=0)
+    max_stuck: int | None = Field(default=None, gt=0)
+    max_calls: int | None = Field(default=None, gt=0)
+
+
+class Expect(BaseModel):
+    """What a row expects of its run."""
+
+    model_config = ConfigDict(extra="forbid")
+    status: Literal["running", "awaiting_approval", "done", "stopped"]
+    reason: str
+    calls: list[str]
+    emails: int = Field(ge=0)
+
+    @field_validator("reason")
+    @classmethod
+    def known_reason(cls, value: str) -> str:
+        if value not in REASONS:
+            raise ValueError(f"unknown reason {value!r}")
+        return value
+
+
+class Scenario(BaseModel):
+    """One row of scenarios.jsonl."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str = Field(pattern=r"^s\d{2}$")
+    model: Literal["sensible", "hallucinate", "garbage", "early_finish", "obey", "loop", "wander"]
+    user: str
+    task: str
+    goal: str = Field(min_length=1, max_length=300)
+    grant: bool = False
+    slow: float = Field(default=0.0, ge=0)
+    limits: Limits = Field(default_factory=Limits)
+    expect: Expect
+    why: str = Field(min_length=1)
+
+
+def load_scenarios(path: str | Path | None = None) -> list[dict[str, Any]]:
+    """Read and validate the scenario table, one JSON object per line (blank lines skipped).
+
+    path (str or Path; default kit/data/agent/scenarios.jsonl). Returns the rows as dicts, in order.
+    Raises ScenarioError naming the line number and the field for a row that is not valid JSON or
+    not a valid Scenario, or a repeated id.
+    Example: load_scenarios()[0]["id"] == "s01"
+    """
+    path = Path(path) if path is not None else AGENT_DATA / "scenarios.jsonl"
+    rows: list[dict[str, Any]] = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            Scenario.model_validate(row)
+        except json.JSONDecodeError as exc:
+            raise ScenarioError(f"{path.name} line {number}: not JSON ({exc.msg})") from exc
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(str(part) for part in first["loc"]) or "row"
+            raise ScenarioError(f"{path.name} line {number}: field {field}: {first['msg']}") from exc
+        if any(r["id"] == row["id"] for r in rows):
+            raise ScenarioError(f"{path.name} line {number}: field id: repeated id {row['id']!r}")
+        rows.append(row)
+    return rows
+
+
+def run_scenario(row: dict[str, Any]) -> tuple[Run, Outbox]:
+    """Run one row in a fresh lab. row: a dict as returned by load_scenarios.
+
+    Returns (run, outbox). Raises pydantic.ValidationError naming the field for a malformed row.
+    Example: run, outbox = run_scenario(load_scenarios()[0])
+    """
+    s = Scenario.model_validate(row)
+    limits = s.limits.model_dump(exclude_none=True)
+    max_calls = limits.pop("max_calls", 10)
+    agent, outbox = lab(model=s.model, user=s.user, task=s.task, grant=s.grant, budget=RunBudget(**limits),
+                        slow=s.slow, max_calls=max_calls)
+    return agent.run(s.goal, run_id=s.id), outbox
+
+
+def check_scenario(row: dict[str, Any]) -> list[str]:
+    """Run a row and list how the run differs from what the row expects (empty list = it matches).
+
+    Compares status, reason, calls (tool names in order) and emails sent.
+    Example: check_scenario(load_scenarios()[0]) == []
+    """
+    expect = Scenario.model_validate(row).expect
+    run, outbox = run_scenario(row)
+    got = {"status": run.state.status, "reason": run.reason, "calls": list(run.calls), "emails": len(outbox.sent)}
+    return [f"{row['id']} {name}: expected {getattr(expect, name)!r}, got {value!r}"
+            for name, value in got.items() if getattr(expect, name) != value]

@@ -1,0 +1,225 @@
+"""Tool permissions and failure handling: the one place where a proposed call becomes an action.
+
+ToolGate.run checks, in order: is the tool available for this task, are the arguments valid, is the
+run within its call limits, is it a write (then it needs a grant, and even with one it is parked for
+approval). Every decision is written to an audit log with secrets and addresses redacted. Bad input
+of any kind comes back as an error result; nothing escapes run() as an exception.
+Left out: the person who approves (the next course page) and persistence of the log.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Annotated
+
+from pydantic import Field
+from pydantic.dataclasses import dataclass as checked_dataclass
+
+from evidencedesk.security import redact_log
+from evidencedesk.tools import (
+    CALL_LIMIT,
+    DUPLICATE,
+    INVALID_ARGUMENTS,
+    NEEDS_APPROVAL,
+    NOT_ALLOWED,
+    NOT_FOUND,
+    OK,
+    TOO_LARGE,
+    TOOL_ERROR,
+    ToolCall,
+    ToolRegistry,
+    ToolResult,
+    fingerprint,
+)
+
+__all__ = [
+    "CALL_LIMIT", "DUPLICATE", "INVALID_ARGUMENTS", "NEEDS_APPROVAL", "NOT_ALLOWED", "NOT_FOUND", "OK",
+    "TOO_LARGE", "TOOL_ERROR", "AuditLog", "PendingAction", "Policy", "ToolGate", "default_policy",
+]
+MAX_ARGUMENT_CHARS = 8000  # the whole arguments object as JSON; bigger is refused before parsing (too_large)
+PENDING, SENT, DECLINED = "pending", "sent", "declined"
+
+
+@checked_dataclass(frozen=True)
+class Policy:
+    """Which tools each task may use, which tasks may write, and how many calls a run may make.
+
+    Args: allow (dict task -> set of tool names); write_tasks (set of tasks granted consequential writes);
+    max_calls_per_run (int, calls, >= 0); max_calls_per_tool (dict tool -> int, calls per run).
+    Raises: pydantic.ValidationError naming the field for a wrong type or a negative limit.
+    Example: Policy({"triage": {"get_ticket"}}, max_calls_per_run=3).tools_for("triage") -> {"get_ticket"}
+    """
+
+    allow: dict[str, frozenset[str]]
+    write_tasks: frozenset[str] = frozenset()
+    max_calls_per_run: Annotated[int, Field(ge=0, strict=True)] = 10
+    max_calls_per_tool: dict[str, Annotated[int, Field(ge=0, strict=True)]] = field(default_factory=dict)
+
+    def tools_for(self, task: str) -> set[str]:
+        """The tools task (str) may use; an unknown task gets an empty set. Example: policy.tools_for("x") -> set()"""
+        return set(self.allow.get(task, ())) if isinstance(task, str) else set()
+
+    def may_write(self, task: str) -> bool:
+        """True if task (str) holds the write grant. Example: default_policy().may_write("reply") -> False"""
+        return isinstance(task, str) and task in self.write_tasks
+
+
+def default_policy(grant_writes: bool = False, max_calls_per_run: int = 10) -> Policy:
+    """The course policy: "triage" reads tickets and documents; "reply" may also draft e-mail.
+
+    Args: grant_writes (bool) -- give "reply" the write grant; max_calls_per_run (int, calls).
+    Example: default_policy(grant_writes=True).may_write("reply") -> True
+    """
+    reads = {"get_ticket", "lookup_document"}
+    return Policy(allow={"triage": reads, "reply": reads | {"send_email_draft"}},
+                  write_tasks={"reply"} if grant_writes else set(), max_calls_per_run=max_calls_per_run)
+
+
+@dataclass
+class PendingAction:
+    """A write parked until a person decides. status: "pending", then "sent" or "declined".
+
+    Example: gate.pending["pa-1"].status -> "pending"
+    """
+
+    id: str
+    call: ToolCall
+    run_id: str
+    task: str
+    caller: str
+    status: str = PENDING
+
+
+def _short(value: object, limit: int = 40) -> str:
+    """A clipped, redacted, printable form of any value, safe for messages and logs."""
+    return redact_log(str(value)[:limit])
+
+
+@dataclass
+class AuditLog:
+    """Every gate decision, in order: {"run_id", "call_id", "tool", "task", "caller", "outcome", "detail"}.
+
+    Values are clipped and redacted; arguments are never copied in.
+    Example: [(e["tool"], e["outcome"]) for e in gate.audit.events] -> [("get_ticket", "ok")]
+    """
+
+    events: list[dict[str, str]] = field(default_factory=list)
+
+    def record(self, call: object, run_id: object, task: object, caller: object, result: ToolResult) -> None:
+        """Append one event for result (ToolResult) about call (normally a ToolCall)."""
+        detail = "ran" if result.ok else str((result.error or {}).get("message", ""))
+        self.events.append({
+            "run_id": _short(run_id), "call_id": _short(getattr(call, "id", "?")),
+            "tool": _short(getattr(call, "name", "?")), "task": _short(task), "caller": _short(caller),
+            "outcome": result.code, "detail": _short(detail, 200),
+        })
+
+
+class ToolGate:
+    """Runs tool calls only if the policy allows them, and audits every decision.
+
+    Args: registry (ToolRegistry); policy (Policy); audit (AuditLog or None for a new one).
+    Attributes: registry, policy, audit, pending (dict pending id -> PendingAction).
+    Example: ToolGate(registry, default_policy()).run(call, "triage", "run-1", caller="kwame").code -> "ok"
+    """
+
+    def __init__(self, registry: ToolRegistry, policy: Policy, audit: AuditLog | None = None) -> None:
+        self.registry, self.policy = registry, policy
+        self.audit = audit if audit is not None else AuditLog()
+        self.pending: dict[str, PendingAction] = {}
+        self._calls: Counter[str] = Counter()  # run_id -> calls that reached the limit check
+        self._tool_calls: Counter[tuple[str, str]] = Counter()  # (run_id, tool) -> calls
+
+    def run(self, call: ToolCall, task: str, run_id: str, caller: str) -> ToolResult:
+        """Check a call and run it, or refuse it with a code. Never raises.
+
+        Args: call (ToolCall); task (str, a key of policy.allow); run_id (str); caller (str, user id).
+        Returns: the tool's result, or failure NOT_ALLOWED (tool not available, or a write without the
+        grant), INVALID_ARGUMENTS, TOO_LARGE, CALL_LIMIT, NEEDS_APPROVAL (with error["pending_id"]),
+        TOOL_ERROR. A made-up tool and a forbidden tool get the same answer.
+        Example: gate.run(ToolCall("c1", "delete_all", {}), "triage", "run-1", "kwame").code -> "not_allowed"
+        """
+        result = self._decide(call, task, run_id, caller)
+        self.audit.record(call, run_id, task, caller, result)
+        return result
+
+    def _decide(self, call: ToolCall, task: str, run_id: str, caller: str) -> ToolResult:
+        if problem := _bad_input(call, task, run_id, caller):
+            return ToolResult.failure(INVALID_ARGUMENTS, problem)
+        if not isinstance(call.name, str) or call.name not in self.policy.tools_for(task) & self.registry.names():
+            return ToolResult.failure(NOT_ALLOWED, f"tool {_short(call.name)!r} is not available for this task")
+        if len(fingerprint(call)) > MAX_ARGUMENT_CHARS:
+            return ToolResult.failure(TOO_LARGE, f"arguments are longer than {MAX_ARGUMENT_CHARS} characters")
+        if problems := self.registry.validate(call):
+            return ToolResult.failure(INVALID_ARGUMENTS, "; ".join(problems))
+        if limit := self._over_limit(call.name, run_id):
+            return ToolResult.failure(CALL_LIMIT, limit)
+        if self.registry.get(call.name).writes:
+            return self._park(call, task, run_id, caller)
+        return self.registry.execute(call, caller)
+
+    def _over_limit(self, tool: str, run_id: str) -> str:
+        """Count this call, then return a message if a limit is exceeded, else ""."""
+        self._calls[run_id] += 1
+        self._tool_calls[(run_id, tool)] += 1
+        if self._calls[run_id] > self.policy.max_calls_per_run:
+            return f"run {_short(run_id)} is over its limit of {self.policy.max_calls_per_run} calls"
+        per_tool = self.policy.max_calls_per_tool.get(tool)
+        if per_tool is not None and self._tool_calls[(run_id, tool)] > per_tool:
+            return f"run {_short(run_id)} is over its limit of {per_tool} calls to {tool}"
+        return ""
+
+    def _park(self, call: ToolCall, task: str, run_id: str, caller: str) -> ToolResult:
+        """A write: refuse it without the grant, else park it as pa-N. Nothing is sent here."""
+        if not self.policy.may_write(task):
+            return ToolResult.failure(NOT_ALLOWED, f"no write grant for {call.name} in this task")
+        pending_id = f"pa-{len(self.pending) + 1}"
+        self.pending[pending_id] = PendingAction(pending_id, call, run_id, task, caller)
+        return ToolResult.failure(NEEDS_APPROVAL, f"{call.name} is parked as {pending_id} for approval",
+                                  pending_id=pending_id)
+
+    def approve(self, pending_id: str) -> ToolResult:
+        """Run a parked write now (status becomes "sent"). Never raises.
+
+        A second approval runs the tool again, and the idempotency key stops a second send (DUPLICATE).
+        Returns: the tool's result; NOT_FOUND for an unknown id; NOT_ALLOWED for a declined action.
+        Example: gate.approve("pa-1").data -> {"queued": True, "idempotency_key": "t-602-reply-1"}
+        """
+        action = self.pending.get(pending_id) if isinstance(pending_id, str) else None
+        if action is None:
+            return ToolResult.failure(NOT_FOUND, f"no pending action {_short(pending_id)}")
+        if action.status == DECLINED:
+            result = ToolResult.failure(NOT_ALLOWED, f"{action.id} was declined")
+        else:
+            result = self.registry.execute(action.call, action.caller)
+            action.status = SENT if result.ok else action.status
+        self.audit.record(action.call, action.run_id, action.task, action.caller, result)
+        return result
+
+    def decline(self, pending_id: str) -> ToolResult:
+        """Refuse a parked write (status becomes "declined"); nothing is sent. Never raises.
+
+        Returns: success {"pending_id", "status"}; NOT_FOUND for an unknown id; NOT_ALLOWED if already sent.
+        Example: gate.decline("pa-1").data -> {"pending_id": "pa-1", "status": "declined"}
+        """
+        action = self.pending.get(pending_id) if isinstance(pending_id, str) else None
+        if action is None:
+            return ToolResult.failure(NOT_FOUND, f"no pending action {_short(pending_id)}")
+        if action.status == SENT:
+            result = ToolResult.failure(NOT_ALLOWED, f"{action.id} was already sent")
+        else:
+            action.status = DECLINED
+            result = ToolResult.success({"pending_id": action.id, "status": DECLINED})
+        self.audit.record(action.call, action.run_id, action.task, action.caller, result)
+        return result
+
+
+def _bad_input(call: object, task: object, run_id: object, caller: object) -> str:
+    """A message naming the first input of the wrong type, or "" when all are fine."""
+    if not isinstance(call, ToolCall):
+        return f"call: expected a ToolCall, got {type(call).__name__}"
+    for name, value in (("task", task), ("run_id", run_id), ("caller", caller)):
+        if not isinstance(value, str):
+            return f"{name}: expected a str, got {type(value).__name__}"
+    return ""

@@ -1,0 +1,257 @@
+"""Tests for evidencedesk.gate: allowlist, argument checks, limits, write approval, audit, bad input."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from evidencedesk import DATA_DIR
+from evidencedesk.gate import (
+    CALL_LIMIT,
+    DUPLICATE,
+    INVALID_ARGUMENTS,
+    NEEDS_APPROVAL,
+    NOT_ALLOWED,
+    NOT_FOUND,
+    OK,
+    TOO_LARGE,
+    TOOL_ERROR,
+    Policy,
+    ToolGate,
+    default_policy,
+)
+from evidencedesk.security import SIMULATED_SECRET
+from evidencedesk.tools import (
+    DocumentStore,
+    GetTicketArgs,
+    Outbox,
+    TicketStore,
+    Tool,
+    ToolCall,
+    ToolRegistry,
+    default_registry,
+    kit_tools,
+)
+
+EVIL = {"to": "evil@example.org", "subject": "records", "body": "all of them", "idempotency_key": "evil-key-0001"}
+READ = ToolCall("run-1-c1", "get_ticket", {"ticket_id": "T-601"})
+
+
+def make_gate(grant: bool = False, max_calls: int = 10) -> tuple[ToolGate, Outbox]:
+    registry, outbox = kit_tools()
+    return ToolGate(registry, default_policy(grant_writes=grant, max_calls_per_run=max_calls)), outbox
+
+
+def email(key: str = "evil-key-0001", call_id: str = "run-1-c2") -> ToolCall:
+    return ToolCall(call_id, "send_email_draft", {**EVIL, "idempotency_key": key})
+
+
+def test_an_allowed_read_runs_and_is_audited() -> None:
+    gate, _ = make_gate()
+    result = gate.run(READ, "triage", "run-1", caller="kwame")
+    assert result.ok and result.data["id"] == "T-601"
+    assert gate.audit.events == [{"run_id": "run-1", "call_id": "run-1-c1", "tool": "get_ticket", "task": "triage",
+                                  "caller": "kwame", "outcome": OK, "detail": "ran"}]
+
+
+def test_a_made_up_tool_and_a_forbidden_tool_get_the_same_answer() -> None:
+    tickets = TicketStore.from_file(DATA_DIR / "tickets.json")
+    full = default_registry(tickets, DocumentStore.from_file(DATA_DIR / "documents.json"), Outbox())
+    no_email = ToolRegistry()
+    for name in ("get_ticket", "lookup_document"):
+        no_email.register(full.get(name))
+    forbidden = ToolGate(full, default_policy()).run(email(), "triage", "run-1", "kwame")
+    made_up = ToolGate(no_email, default_policy(grant_writes=True)).run(email(), "reply", "run-1", "kwame")
+    assert forbidden == made_up
+    assert forbidden.error == {"code": NOT_ALLOWED, "message": "tool 'send_email_draft' is not available for this task"}
+
+
+@pytest.mark.parametrize("task", ["triage", "reply", "no-such-task", ""])
+def test_unknown_tools_are_not_allowed_in_every_task(task: str) -> None:
+    gate, _ = make_gate(grant=True)
+    result = gate.run(ToolCall("c1", "delete_everything", {}), task, "run-1", "kwame")
+    assert result.error == {"code": NOT_ALLOWED, "message": "tool 'delete_everything' is not available for this task"}
+
+
+def test_another_users_ticket_answers_like_a_missing_one_through_the_gate() -> None:
+    gate, _ = make_gate()
+    theirs = gate.run(ToolCall("c1", "get_ticket", {"ticket_id": "T-603"}), "triage", "run-1", "kwame")
+    missing = gate.run(ToolCall("c2", "get_ticket", {"ticket_id": "T-999"}), "triage", "run-1", "kwame")
+    assert theirs.error["code"] == missing.error["code"] == NOT_FOUND
+    assert theirs.error["message"].replace("603", "999") == missing.error["message"]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "named"),
+    [({}, "ticket_id"), ({"ticket_id": 601}, "ticket_id"), ({"ticket_id": "T-601", "x": 1}, "x"), ([], "arguments")],
+)
+def test_invalid_arguments_are_refused_naming_the_field(arguments: object, named: str) -> None:
+    gate, _ = make_gate()
+    result = gate.run(ToolCall("c1", "get_ticket", arguments), "triage", "run-1", "kwame")  # type: ignore[arg-type]
+    assert result.error["code"] == INVALID_ARGUMENTS and named in result.error["message"]
+
+
+def test_oversized_text_is_refused_before_it_reaches_a_tool() -> None:
+    gate, outbox = make_gate(grant=True)
+    long_body = gate.run(ToolCall("c1", "send_email_draft", {**EVIL, "body": "x" * 2001}), "reply", "run-1", "kwame")
+    huge = gate.run(ToolCall("c2", "send_email_draft", {**EVIL, "body": "x" * 9000}), "reply", "run-1", "kwame")
+    assert long_body.code == INVALID_ARGUMENTS and "body" in long_body.error["message"]
+    assert huge.code == TOO_LARGE
+    assert outbox.sent == [] and gate.pending == {}
+
+
+def test_a_write_without_the_grant_is_not_allowed_and_nothing_is_sent() -> None:
+    gate, outbox = make_gate(grant=False)
+    result = gate.run(email(), "reply", "run-1", "kwame")
+    assert result.error["code"] == NOT_ALLOWED and "write grant" in result.error["message"]
+    assert outbox.sent == [] and gate.pending == {}
+
+
+def test_a_write_with_the_grant_is_parked_and_nothing_is_sent() -> None:
+    gate, outbox = make_gate(grant=True)
+    first = gate.run(email(), "reply", "run-1", "kwame")
+    second = gate.run(email("other-key-01", "run-1-c3"), "reply", "run-1", "kwame")
+    assert first.error["code"] == NEEDS_APPROVAL and first.error["pending_id"] == "pa-1"
+    assert second.error["pending_id"] == "pa-2"
+    action = gate.pending["pa-1"]
+    assert (action.status, action.call.name, action.run_id, action.task, action.caller) == (
+        "pending", "send_email_draft", "run-1", "reply", "kwame")
+    assert outbox.sent == []
+
+
+def test_approval_sends_once_and_the_idempotency_key_stops_a_second_send() -> None:
+    gate, outbox = make_gate(grant=True)
+    gate.run(email(), "reply", "run-1", "kwame")
+    gate.run(email(call_id="run-2-c1"), "reply", "run-2", "kwame")  # same key, parked as pa-2
+    assert gate.approve("pa-1").data == {"queued": True, "idempotency_key": "evil-key-0001"}
+    assert gate.pending["pa-1"].status == "sent"
+    assert gate.approve("pa-1").code == DUPLICATE
+    assert gate.approve("pa-2").code == DUPLICATE
+    assert len(outbox.sent) == 1 and gate.pending["pa-2"].status == "pending"
+
+
+def test_decline_sends_nothing_and_blocks_a_later_approval() -> None:
+    gate, outbox = make_gate(grant=True)
+    gate.run(email(), "reply", "run-1", "kwame")
+    assert gate.decline("pa-1").data == {"pending_id": "pa-1", "status": "declined"}
+    assert gate.approve("pa-1").code == NOT_ALLOWED
+    assert outbox.sent == [] and gate.pending["pa-1"].status == "declined"
+
+
+def test_a_sent_action_cannot_be_declined() -> None:
+    gate, _ = make_gate(grant=True)
+    gate.run(email(), "reply", "run-1", "kwame")
+    gate.approve("pa-1")
+    assert gate.decline("pa-1").code == NOT_ALLOWED and gate.pending["pa-1"].status == "sent"
+
+
+@pytest.mark.parametrize("pending_id", ["pa-9", "", None, ["pa-1"]])
+def test_unknown_pending_ids_are_not_found(pending_id: object) -> None:
+    gate, _ = make_gate(grant=True)
+    gate.run(email(), "reply", "run-1", "kwame")
+    assert gate.approve(pending_id).code == NOT_FOUND  # type: ignore[arg-type]
+    assert gate.decline(pending_id).code == NOT_FOUND  # type: ignore[arg-type]
+    assert gate.pending["pa-1"].status == "pending"
+
+
+def test_per_run_call_limit_counts_each_run_separately() -> None:
+    gate, _ = make_gate(max_calls=2)
+    codes = [gate.run(READ, "triage", "run-1", "kwame").code for _ in range(3)]
+    assert codes == [OK, OK, CALL_LIMIT]
+    assert gate.run(READ, "triage", "run-2", "kwame").code == OK
+
+
+def test_refused_calls_do_not_use_up_the_call_limit() -> None:
+    gate, _ = make_gate(max_calls=1)
+    gate.run(ToolCall("c1", "made_up", {}), "triage", "run-1", "kwame")
+    gate.run(ToolCall("c2", "get_ticket", {}), "triage", "run-1", "kwame")
+    assert gate.run(READ, "triage", "run-1", "kwame").code == OK
+
+
+def test_per_tool_call_limit() -> None:
+    registry, _ = kit_tools()
+    policy = Policy({"triage": {"get_ticket", "lookup_document"}}, max_calls_per_tool={"get_ticket": 1})
+    gate = ToolGate(registry, policy)
+    doc = ToolCall("c3", "lookup_document", {"doc_id": "kc-returns-v3"})
+    assert [gate.run(c, "triage", "run-1", "kwame").code for c in (READ, READ, doc)] == [OK, CALL_LIMIT, OK]
+
+
+def test_every_decision_is_audited_once_in_order() -> None:
+    gate, _ = make_gate(grant=True, max_calls=3)
+    calls = [(READ, "triage"), (ToolCall("c2", "nope", {}), "triage"), (ToolCall("c3", "get_ticket", {}), "triage"),
+             (email(), "triage"), (email(), "reply"), (READ, "reply"), (READ, "reply")]
+    for call, task in calls:
+        gate.run(call, task, "run-1", "kwame")
+    gate.approve("pa-1")
+    assert [e["outcome"] for e in gate.audit.events] == [
+        OK, NOT_ALLOWED, INVALID_ARGUMENTS, NOT_ALLOWED, NEEDS_APPROVAL, OK, CALL_LIMIT, OK]
+
+
+def test_the_audit_log_holds_no_arguments_secrets_or_addresses() -> None:
+    gate, _ = make_gate(grant=True)
+    gate.run(ToolCall("c1", "send_email_draft", {**EVIL, "body": "confidential body"}), "reply", "run-1", "kwame")
+    gate.run(ToolCall("c2", SIMULATED_SECRET, {}), "triage", "run-1", "kwame@example.org")
+    logged = " ".join(v for event in gate.audit.events for v in event.values())
+    assert "confidential" not in logged and SIMULATED_SECRET not in logged and "@example.org" not in logged
+    assert "[redacted]" in logged
+
+
+class Weird:
+    pass
+
+
+circular: dict = {}
+circular["self"] = circular
+
+
+@pytest.mark.parametrize(
+    ("call", "task", "run_id", "caller", "code"),
+    [
+        ("get_ticket", "triage", "run-1", "kwame", INVALID_ARGUMENTS),
+        (None, "triage", "run-1", "kwame", INVALID_ARGUMENTS),
+        (READ, None, "run-1", "kwame", INVALID_ARGUMENTS),
+        (READ, "triage", 7, "kwame", INVALID_ARGUMENTS),
+        (READ, "triage", "run-1", None, INVALID_ARGUMENTS),
+        (ToolCall("c1", None, {}), "triage", "run-1", "kwame", NOT_ALLOWED),  # type: ignore[arg-type]
+        (ToolCall("c1", ["get_ticket"], {}), "triage", "run-1", "kwame", NOT_ALLOWED),  # type: ignore[arg-type]
+        (ToolCall("c1", "get_ticket", "T-601"), "triage", "run-1", "kwame", INVALID_ARGUMENTS),  # type: ignore[arg-type]
+        (ToolCall("c1", "get_ticket", {"ticket_id": Weird()}), "triage", "run-1", "kwame", INVALID_ARGUMENTS),
+        (ToolCall("c1", "get_ticket", circular), "triage", "run-1", "kwame", INVALID_ARGUMENTS),
+        (ToolCall("c1", "get_ticket", {("a",): 1}), "triage", "run-1", "kwame", INVALID_ARGUMENTS),
+    ],
+)
+def test_bad_input_becomes_an_error_result_never_an_exception(call, task, run_id, caller, code) -> None:
+    gate, _ = make_gate()
+    result = gate.run(call, task, run_id, caller)
+    assert not result.ok and result.error["code"] == code
+    assert len(gate.audit.events) == 1 and gate.audit.events[0]["outcome"] == code
+
+
+def test_a_crashing_tool_becomes_tool_error_through_the_gate() -> None:
+    def broken(arguments: dict, caller: str):
+        raise KeyError("disk")
+
+    registry = ToolRegistry()
+    registry.register(Tool("get_ticket", GetTicketArgs, broken))
+    gate = ToolGate(registry, default_policy())
+    assert gate.run(READ, "triage", "run-1", "kwame").code == TOOL_ERROR
+    assert gate.audit.events[0]["outcome"] == TOOL_ERROR
+
+
+def test_default_policy_grants() -> None:
+    plain, granted = default_policy(), default_policy(grant_writes=True, max_calls_per_run=4)
+    assert plain.tools_for("triage") == {"get_ticket", "lookup_document"}
+    assert granted.tools_for("reply") == {"get_ticket", "lookup_document", "send_email_draft"}
+    assert plain.tools_for("unknown") == set() and plain.tools_for(None) == set()  # type: ignore[arg-type]
+    assert (plain.may_write("reply"), granted.may_write("reply"), granted.may_write("triage")) == (False, True, False)
+    assert granted.max_calls_per_run == 4
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"allow": "triage"}, {"allow": {}, "max_calls_per_run": -1}, {"allow": {}, "max_calls_per_run": "10"},
+     {"allow": {}, "max_calls_per_tool": {"get_ticket": -2}}],
+)
+def test_policy_rejects_bad_configuration(kwargs: dict) -> None:
+    with pytest.raises(ValidationError):
+        Policy(**kwargs)

@@ -1,0 +1,173 @@
+"""Tests for evidencedesk.usage: clock, price table, ledger, and the slow and timeout wrappers."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from evidencedesk.llm import LLMRequest, LLMResponse, Message, ScriptedClient, Usage
+from evidencedesk.usage import (
+    CallTimeout,
+    Ledger,
+    ManualClock,
+    Price,
+    PriceTableError,
+    SlowClient,
+    TimeoutClient,
+    UnknownModel,
+    UsageRecord,
+    cost_of,
+    load_prices,
+    record_usage,
+    request_tokens,
+)
+
+TABLE = {"m": Price(Decimal("0.000003"), Decimal("0.000006"))}
+
+
+def ask(text: str = "hello world") -> LLMRequest:
+    return LLMRequest("scripted-1", [Message("user", text)], max_tokens=20)
+
+
+def test_manual_clock_moves_only_when_advanced() -> None:
+    clock = ManualClock(10.0)
+    assert clock() == 10.0
+    assert clock.advance(2.5) == 12.5 and clock() == 12.5
+
+
+@pytest.mark.parametrize(("step", "error"), [(-0.1, ValueError), ("1", TypeError), (None, TypeError)])
+def test_manual_clock_rejects_bad_steps(step: object, error: type[Exception]) -> None:
+    clock = ManualClock()
+    with pytest.raises(error, match="seconds"):
+        clock.advance(step)  # type: ignore[arg-type]
+    assert clock() == 0.0
+
+
+def test_kit_price_table_has_the_course_models_as_decimals() -> None:
+    table = load_prices()
+    assert {"fake-agent-1", "scripted-1", "fixed-plan"} <= set(table)
+    assert all(isinstance(p.input, Decimal) and isinstance(p.output, Decimal) for p in table.values())
+    assert table["fixed-plan"] == Price(Decimal(0), Decimal(0))
+
+
+def test_one_agent_step_costs_about_a_thousandth_of_a_credit() -> None:
+    step = cost_of(UsageRecord("s1", "fake-agent-1", 250, 40), load_prices())
+    assert Decimal("0.0005") <= step <= Decimal("0.002")
+
+
+@pytest.mark.parametrize(
+    ("content", "named"),
+    [
+        ("not json", "prices.json"),
+        ("[]", "prices.json"),
+        ("{}", "prices.json"),
+        ('{"m1": {"input": "0.1"}}', "'m1'"),
+        ('{"m2": {"input": 0.1, "output": "0.1"}}', "'m2'"),
+        ('{"m3": {"input": "-1", "output": "0.1"}}', "'m3'"),
+        ('{"m4": {"input": "cheap", "output": "0.1"}}', "'m4'"),
+        ('{"m5": {"input": "NaN", "output": "0.1"}}', "'m5'"),
+        ('{"m6": "0.1"}', "'m6'"),
+    ],
+)
+def test_malformed_price_table_names_file_and_entry(tmp_path: Path, content: str, named: str) -> None:
+    path = tmp_path / "prices.json"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(PriceTableError, match=named):
+        load_prices(path)
+
+
+def test_missing_price_table_is_a_price_table_error(tmp_path: Path) -> None:
+    with pytest.raises(PriceTableError, match="nowhere.json"):
+        load_prices(tmp_path / "nowhere.json")
+
+
+def test_cost_is_tokens_times_price_in_exact_decimals() -> None:
+    assert cost_of(UsageRecord("c1", "m", 1000, 100), TABLE) == Decimal("0.003600")
+
+
+def test_cost_of_an_unknown_model_names_it() -> None:
+    with pytest.raises(UnknownModel, match="mystery-9"):
+        cost_of(UsageRecord("c1", "mystery-9", 1, 1), TABLE)
+
+
+@pytest.mark.parametrize(("field", "value"), [("input_tokens", -1), ("output_tokens", 1.5), ("input_tokens", "3")])
+def test_usage_record_rejects_bad_token_counts(field: str, value: object) -> None:
+    values = {"input_tokens": 1, "output_tokens": 1, field: value}
+    with pytest.raises(ValueError, match=field):
+        UsageRecord("c1", "m", **values)
+
+
+def test_request_tokens_adds_four_per_message() -> None:
+    request = LLMRequest("m", [Message("system", "abcd"), Message("user", "abcdefgh")], max_tokens=5)
+    assert request_tokens(request) == (1 + 4) + (2 + 4)
+
+
+def test_record_usage_takes_model_from_request_and_tokens_from_response() -> None:
+    response = LLMResponse("ok", "reported-name", Usage(12, 3))
+    assert record_usage(ask(), response, "run-1") == UsageRecord("run-1", "scripted-1", 12, 3)
+
+
+def test_ledger_keeps_records_in_order_and_totals_them() -> None:
+    ledger = Ledger(TABLE)
+    ledger.add(UsageRecord("c1", "m", 100, 10))
+    ledger.add(UsageRecord("c2", "m", 200, 20))
+    assert [r.call_id for r in ledger.records] == ["c1", "c2"]
+    summary = ledger.summary()
+    assert (summary.calls, summary.input_tokens, summary.output_tokens, summary.tokens) == (2, 300, 30, 330)
+    assert summary.cost == Decimal("0.000900") + Decimal("0.000180")
+
+
+def test_empty_ledger_uses_kit_prices_and_sums_to_zero() -> None:
+    ledger = Ledger()
+    assert "fake-agent-1" in ledger.table
+    assert ledger.summary().cost == Decimal(0) and ledger.summary().calls == 0
+
+
+def test_ledger_refuses_unknown_models_and_non_records_on_add() -> None:
+    ledger = Ledger(TABLE)
+    with pytest.raises(UnknownModel, match="other"):
+        ledger.add(UsageRecord("c1", "other", 1, 1))
+    with pytest.raises(TypeError, match="UsageRecord"):
+        ledger.add({"call_id": "c1"})  # type: ignore[arg-type]
+    assert ledger.records == ()
+
+
+def test_slow_client_advances_the_clock_by_base_plus_output_tokens() -> None:
+    clock = ManualClock()
+    slow = SlowClient(ScriptedClient(["x" * 40]), clock, base_s=0.4, per_output_token_s=0.01)
+    response = slow.complete(ask())
+    assert response.text == "x" * 40
+    assert clock() == pytest.approx(0.4 + 0.01 * 10)
+
+
+@pytest.mark.parametrize(("base_s", "per_token"), [(-1.0, 0.01), (0.1, -0.01)])
+def test_slow_client_rejects_negative_delays(base_s: float, per_token: float) -> None:
+    with pytest.raises(ValueError, match="delays"):
+        SlowClient(ScriptedClient([]), ManualClock(), base_s, per_token)
+
+
+@pytest.mark.parametrize(("base_s", "times_out"), [(1.0, False), (1.9, False), (2.1, True), (5.0, True)])
+def test_timeout_client_raises_only_over_the_limit(base_s: float, times_out: bool) -> None:
+    clock = ManualClock()
+    client = TimeoutClient(SlowClient(ScriptedClient(["ok"]), clock, base_s, 0.0), clock, timeout_s=2.0)
+    if times_out:
+        with pytest.raises(CallTimeout) as caught:
+            client.complete(ask())
+        assert caught.value.seconds == pytest.approx(base_s) and caught.value.limit == 2.0
+    else:
+        assert client.complete(ask()).text == "ok"
+
+
+def test_timeout_client_needs_a_positive_limit() -> None:
+    with pytest.raises(ValueError, match="timeout_s"):
+        TimeoutClient(ScriptedClient([]), ManualClock(), 0)
+
+
+def test_kit_price_file_is_valid_json_with_string_prices() -> None:
+    from evidencedesk import DATA_DIR
+
+    raw = json.loads((DATA_DIR / "prices.json").read_text(encoding="utf-8"))
+    assert all(isinstance(v, str) for entry in raw.values() for v in entry.values())

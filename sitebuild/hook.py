@@ -1,0 +1,186 @@
+"""MkDocs hook: run every python and bash block through the site's runner, verify, and render.
+
+markdown-exec stays the authoring syntax; this hook swaps its python and bash formatters (the
+public `markdown_exec.formatters` mapping) for ours. For each page, on_page_markdown runs all the
+page's blocks in page order, one fresh interpreter per page, and checks them against the approved
+outputs in data/; the formatters then render each block from those results: the source titled
+"Python" or "Bash", then the output verbatim, titled "Output".
+
+Modes, from the SITEBUILD_MODE environment variable:
+- build (default, `make site`): every failure is logged with page, block and reason; the build fails.
+- serve (`make serve`, set by on_startup): failures are shown on the page itself and logged; serving goes on.
+- accept (`make accept`): new and changed outputs are approved, stale ones dropped, and each change printed.
+
+Left out: running blocks in the MkDocs process, which would keep kit modules cached between rebuilds.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import sys
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+
+# A rebuild in `make serve` loads this hook anew; drop the machinery's cached modules so edits show.
+for _name in [m for m in sys.modules if m == "sitebuild" or m.startswith("sitebuild.")]:
+    del sys.modules[_name]
+_MACHINERY_PARENT = str(Path(__file__).resolve().parents[1])
+if _MACHINERY_PARENT not in sys.path:
+    sys.path.insert(0, _MACHINERY_PARENT)
+
+import markdown_exec  # noqa: E402
+from markdown_exec import MarkdownConverter, code_block  # noqa: E402
+from mkdocs.exceptions import PluginError  # noqa: E402
+from mkdocs.plugins import get_plugin_logger  # noqa: E402
+
+from sitebuild import approved  # noqa: E402
+from sitebuild.blocks import BlockError, normalize, page_blocks  # noqa: E402
+from sitebuild.verify import PageReport, accept, run_blocks, verify  # noqa: E402
+
+log = get_plugin_logger("verified-blocks")
+MODE_ENV = "SITEBUILD_MODE"
+MODES = ("build", "serve", "accept")
+TITLES = {"python": "Python", "bash": "Bash"}
+
+
+@dataclass
+class SiteState:
+    """What one build knows: its mode, where things are, and each page's report."""
+
+    mode: str
+    root: Path
+    docs_dir: Path
+    data_dir: Path
+    timeout: float
+    reports: dict[str, PageReport] = field(default_factory=dict)
+    current: PageReport | None = None
+    problems: list[str] = field(default_factory=list)
+
+    def rel(self, path: Path) -> str:
+        return path.resolve().relative_to(self.root).as_posix()
+
+
+_site: SiteState | None = None
+
+
+def on_startup(command: str, dirty: bool) -> None:
+    if command == "serve":
+        os.environ[MODE_ENV] = "serve"  # survives the hook's reload on every rebuild
+
+
+def on_config(config):
+    global _site
+    mode = os.environ.get(MODE_ENV, "build")
+    if mode not in MODES:
+        raise PluginError(f"{MODE_ENV}={mode!r} is not a mode; expected one of {', '.join(MODES)}")
+    root = Path(config.config_file_path).resolve().parent
+    timeout = config.extra.get("block_timeout", 60)
+    if not isinstance(timeout, int | float) or timeout <= 0:
+        raise PluginError(f"mkdocs.yml extra.block_timeout={timeout!r}: expected a number of seconds above 0")
+    _site = SiteState(mode, root, Path(config.docs_dir).resolve(), root / "data", float(timeout))
+    for language in ("python", "py"):
+        markdown_exec.formatters[language] = partial(format_block, language="python")
+    for language in ("bash", "sh"):
+        markdown_exec.formatters[language] = partial(format_block, language="bash")
+    return config
+
+
+def on_page_markdown(markdown: str, page, config, files) -> str:
+    site = _site
+    page_path = site.rel(site.docs_dir / page.file.src_uri)
+    approved_file = approved.approved_path(site.data_dir, page.file.src_uri)
+    report = PageReport(page_path, site.rel(approved_file))
+    site.reports[page.file.src_uri] = report
+    site.current = report
+    try:
+        blocks, scanned = page_blocks(markdown), True
+    except BlockError as error:
+        report.problems.append(str(error))
+        blocks, scanned = [], False
+    approved_outputs, file_ok = {}, True
+    if approved_file.exists():
+        try:
+            approved_outputs = approved.parse(approved_file.read_text(encoding="utf-8"), report.approved_file)
+        except approved.ApprovedFileError as error:
+            report.problems.append(f"{error}; fix or delete the file, then run `make accept`")
+            file_ok = False
+    results = run_blocks(blocks, site.root, page_path, site.timeout)
+    verify(report, blocks, results, approved_outputs)
+    if site.mode == "accept" and file_ok and scanned:  # never approve a page its blocks could not be read from
+        accept(report, approved_outputs, approved_file)
+    for message in report.failures():
+        (log.warning if site.mode == "serve" else log.error)(message)
+    if report.problems:
+        boxes = "".join(_failure_box("This page failed verification", p) for p in report.problems)
+        markdown = boxes + "\n\n" + markdown
+    return markdown
+
+
+def format_block(*, code: str, md, language: str, **options) -> str:
+    """markdown-exec's formatter for python and bash blocks: render the block from this build's results."""
+    report = _site.current
+    outcome = next(
+        (
+            o
+            for o in report.outcomes
+            if not o.rendered and o.block.language == language and normalize(o.block.code) == normalize(code)
+        ),
+        None,
+    )
+    if outcome is None:
+        reason = "; ".join(report.problems) or "the site's block scanner did not find it"
+        if not report.problems:
+            report.problems.append(f"a {language} block was rendered but not run: {reason}")
+        return _failure_box("This block was not run", reason)
+    outcome.rendered = True
+    title = options.get("extra", {}).get("title", TITLES[language])
+    parts = []
+    if outcome.block.show == "all":
+        parts.append(code_block(language, code, title=title))
+    if outcome.block.show != "none" and outcome.output:
+        if outcome.block.output_format == "markdown":
+            parts.append(outcome.output)
+        else:
+            parts.append(code_block("text", outcome.output, title="Output"))
+    rendered = MarkdownConverter(md).convert("\n\n".join(parts)) if parts else ""
+    if outcome.problem:
+        rendered = _failure_box(f"{outcome.block.label}: {outcome.problem}", outcome.detail) + rendered
+    return rendered
+
+
+def _failure_box(title: str, detail: str) -> str:
+    body = f"<pre><code>{html.escape(detail)}</code></pre>" if detail else ""
+    return (
+        f'<div class="admonition failure"><p class="admonition-title">{html.escape(title)}</p>{body}</div>\n'
+    )
+
+
+def on_post_build(config) -> None:
+    site = _site
+    expected = {approved.approved_path(site.data_dir, src).resolve() for src in site.reports}
+    changes = [c for r in site.reports.values() for c in r.changes]
+    for path in sorted(site.data_dir.rglob("*.txt")) if site.data_dir.is_dir() else []:
+        if path.resolve() in expected:
+            continue
+        if site.mode == "accept":
+            path.unlink()
+            changes.append(f"{site.rel(path)}: removed (its page is gone)")
+        else:
+            site.problems.append(
+                f"{site.rel(path)} holds approved outputs of a page that does not exist; "
+                "run `make accept` to remove it"
+            )
+    failures = [m for r in site.reports.values() for m in r.failures()] + site.problems
+    for problem in site.problems:
+        log.error(problem)
+    if site.mode == "accept":
+        done = "\n".join(f"accepted: {c}" for c in changes)
+        print(done or "accept: nothing to rewrite, every approved output is current")
+    if failures and site.mode != "serve":
+        pages = len({m.split(",")[0].split(":")[0] for m in failures})
+        raise PluginError(
+            f"{len(failures)} verification failure(s) on {pages} page(s); each is logged above with page, "
+            "block and reason. Fix the page or the kit; if an output change is intended, run `make accept`."
+        )

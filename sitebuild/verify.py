@@ -1,0 +1,189 @@
+"""Run a page's blocks and hold their outputs against the approved ones; or approve them.
+
+This is the site's promise in code: a page passes only when every block ran cleanly, printed
+something free of build-machine values, and printed exactly its approved output, and when every
+approved output still has its block. Each failure names the page, the block and the reason,
+with the output or a unified diff to act on.
+
+Left out: MkDocs. hook.py feeds pages in and renders the outcomes; this module is plain Python.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import approved
+from .blocks import Block
+from .runner import PageSession, Result, machine_values, run_bash
+
+NO_OUTPUT = "printed nothing: a block must show something (does an excerpt's pattern still match?)"
+UNAPPROVED = "has no approved output yet: check the output below, then run `make accept`"
+EDITED = "its code changed since its output was approved; if the output change below is intended, run `make accept`"
+CHANGED = "output differs from the approved output; if the change is intended, run `make accept`"
+
+
+@dataclass
+class Outcome:
+    """One block after the build: its output and, if it fails the build, why.
+
+    Attributes:
+        block: the block.
+        output: what it printed (cleaned: no trailing newlines).
+        problem: "" when it passes; else the reason, in one line.
+        detail: what to look at: the diff for a changed output, else the output itself.
+    """
+
+    block: Block
+    output: str
+    problem: str = ""
+    detail: str = ""
+    run_ok: bool = True  # ran cleanly and printed something stable, so its output may be approved
+    rendered: bool = False  # set by the hook once the page shows it
+
+
+@dataclass
+class PageReport:
+    """Everything the build found on one page.
+
+    Attributes:
+        page: the page's path from the repo root, e.g. "docs/advanced/agent.md".
+        approved_file: its approved outputs' path from the repo root.
+        outcomes: one per block, in page order.
+        problems: problems of the page as a whole (a stale approved output, a bad file), one line each.
+        changes: in accept mode, what was rewritten.
+    """
+
+    page: str
+    approved_file: str
+    outcomes: list[Outcome] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    changes: list[str] = field(default_factory=list)
+
+    def failures(self) -> list[str]:
+        """Every failure of the page as a message naming page, block and reason, with details indented."""
+        messages = [f"{self.page}: {p}" for p in self.problems]
+        for o in self.outcomes:
+            if o.problem:
+                detail = "".join(f"\n    {line}" for line in o.detail.splitlines()[-40:])
+                messages.append(f"{self.page}, {o.block.label}, key {o.block.key}: {o.problem}{detail}")
+        return messages
+
+
+def run_blocks(blocks: list[Block], root: Path, page: str, default_timeout: float) -> list[Result]:
+    """Run a page's blocks in order: python blocks in one fresh interpreter, bash blocks from the root.
+
+    Args:
+        blocks: the page's blocks (blocks.page_blocks).
+        root: the repo root.
+        page: the page's path, used to name blocks in tracebacks.
+        default_timeout: seconds a block may run unless it sets its own timeout.
+
+    Returns:
+        One Result per block, in the same order.
+    """
+    results = []
+    with PageSession(root) as session:
+        for block in blocks:
+            timeout = block.timeout(default_timeout)
+            if block.language == "python":
+                results.append(session.run(block.code, f"<{page} {block.label}>", timeout))
+            else:
+                results.append(run_bash(block.code, root, timeout))
+    return results
+
+
+def check_result(block: Block, result: Result) -> Outcome:
+    """An Outcome for a block's own run, before any comparison: raised, timed out, silent, or machine-specific."""
+    output = approved.clean(result.output)
+    if result.problem:
+        return Outcome(block, output, result.problem, output, run_ok=False)
+    if not output.strip():
+        return Outcome(block, output, NO_OUTPUT, run_ok=False)
+    if leaks := machine_values(output):
+        problem = f"output holds build-machine values that differ on every machine: {', '.join(sorted(set(leaks)))}"
+        return Outcome(block, output, problem, output, run_ok=False)
+    return Outcome(block, output)
+
+
+def verify(report: PageReport, blocks: list[Block], results: list[Result], approved_outputs: dict[str, str]) -> None:
+    """Fill report with each block's outcome against the approved outputs, and the stale entries.
+
+    Args:
+        report: the page's report; outcomes and problems are appended.
+        blocks: the page's blocks, in order.
+        results: their results, same order.
+        approved_outputs: {key: output} from the page's approved file ({} when there is none).
+    """
+    for block, result in zip(blocks, results, strict=True):
+        outcome = check_result(block, result)
+        if outcome.run_ok:
+            if block.key not in approved_outputs:
+                outcome.problem, outcome.detail = UNAPPROVED, outcome.output
+            elif approved.clean(approved_outputs[block.key]) != outcome.output:
+                outcome.problem = CHANGED
+                outcome.detail = approved.diff(approved_outputs[block.key], outcome.output, report.approved_file)
+        report.outcomes.append(outcome)
+    keys = {b.key for b in blocks}
+    replaced = _edited_blocks(report, approved_outputs, keys)
+    for key in approved_outputs:
+        if key not in keys and key not in replaced:
+            report.problems.append(
+                f"{report.approved_file} holds an approved output for {key!r}, a block no longer on the page; "
+                "run `make accept` to drop it"
+            )
+
+
+def _edited_blocks(report: PageReport, approved_outputs: dict[str, str], keys: set[str]) -> set[str]:
+    """Pair each unapproved block with the stale entry in its place (its code was edited) and show the diff.
+
+    Returns the stale keys so explained, which then need no message of their own.
+    """
+    order, replaced = list(approved_outputs), set()
+    for i, outcome in enumerate(report.outcomes):
+        if outcome.problem != UNAPPROVED:
+            continue
+        previous = report.outcomes[i - 1].block.key if i else None
+        slot = 0 if previous is None else (order.index(previous) + 1 if previous in order else len(order))
+        if slot < len(order) and order[slot] not in keys and order[slot] not in replaced:
+            replaced.add(order[slot])
+            outcome.problem = EDITED
+            outcome.detail = approved.diff(approved_outputs[order[slot]], outcome.output, report.approved_file)
+    return replaced
+
+
+def accept(report: PageReport, approved_outputs: dict[str, str], path: Path) -> None:
+    """Approve a verified page's outputs: rewrite its file with new and changed outputs, drop stale ones.
+
+    A block that failed on its own (raised, timed out, printed nothing) keeps its old approved output
+    and its problem, so accept never approves a broken block. The file is written only if its text
+    changes, and removed when the page has no blocks left.
+
+    Args:
+        report: the page's report after verify(); its approval problems are cleared, changes recorded.
+        approved_outputs: the approved outputs before this run.
+        path: the page's approved-outputs file.
+    """
+    entries = []
+    for o in report.outcomes:
+        if o.run_ok:
+            entries.append((o.block.key, o.output))
+            if o.problem:
+                kind = {UNAPPROVED: "new", EDITED: "code edited"}.get(o.problem, "changed")
+                report.changes.append(f"{report.page}, {o.block.label}, key {o.block.key}: {kind}")
+                o.problem, o.detail = "", ""
+        elif o.block.key in approved_outputs:
+            entries.append((o.block.key, approved_outputs[o.block.key]))
+    kept = {key for key, _ in entries}
+    for key in approved_outputs:
+        if key not in kept:
+            report.changes.append(f"{report.page}, key {key}: dropped (its block is gone)")
+    report.problems = [p for p in report.problems if "no longer on the page" not in p]
+    text = approved.render(report.page, entries) if entries else ""
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    if text != old:
+        if text:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        else:
+            path.unlink(missing_ok=True)

@@ -1,0 +1,57 @@
+"""The real site: a strict build passes, and it builds the same bytes twice."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def build(site_dir: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    env.pop("SITEBUILD_MODE", None)
+    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(ROOT / "mkdocs.yml"), "-d", str(site_dir)]
+    return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+
+
+@pytest.fixture(scope="module")
+def real_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    site_dir = tmp_path_factory.mktemp("site")
+    result = build(site_dir)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return site_dir
+
+
+@pytest.mark.site
+def test_strict_build_of_the_real_site_passes(real_site: Path) -> None:
+    assert (real_site / "index.html").is_file()
+    assert (real_site / "advanced" / "agent-loops-state-memory" / "index.html").is_file()
+
+
+@pytest.mark.site
+def test_every_page_with_blocks_has_its_approved_outputs_committed(real_site: Path) -> None:
+    pages = [p for p in (ROOT / "docs").rglob("*.md") if 'exec="on"' in p.read_text(encoding="utf-8")]
+    assert pages, "the site has pages with executed blocks"
+    for page in pages:
+        approved = ROOT / "data" / page.relative_to(ROOT / "docs").with_suffix(".txt")
+        assert approved.is_file(), f"{page.relative_to(ROOT)} has no approved outputs at {approved.relative_to(ROOT)}"
+
+
+@pytest.mark.site
+def test_rendered_pages_hold_no_build_machine_paths(real_site: Path) -> None:
+    for page in real_site.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        assert str(ROOT) not in text, f"{page.relative_to(real_site)} holds the build machine's repo path"
+
+
+@pytest.mark.site
+def test_the_kit_download_is_the_same_on_every_build(real_site: Path, tmp_path: Path) -> None:
+    again = tmp_path / "again"
+    assert build(again).returncode == 0
+    archive = Path("downloads") / "evidencedesk-kit.zip"
+    assert (real_site / archive).read_bytes() == (again / archive).read_bytes()
