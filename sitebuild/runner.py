@@ -177,13 +177,17 @@ class PageSession:
         ready, _, _ = select.select([self._rep], [], [], timeout)
         if not ready:
             self.ended = f"an earlier block of this page timed out ({filename})"
+            _kill(self._process)  # first, so whatever it printed is complete
+            output = self._captured()
             self.close()
-            return Result(self._captured(), f"timed out after {timeout:g} s")
+            return Result(output, f"timed out after {timeout:g} s")
         reply = _read_line(self._rep)
         if not reply:
-            code_ = self._process.wait()
+            exit_code = self._process.wait()
             self.ended = f"an earlier block ended the page's Python interpreter ({filename})"
-            return Result(self._captured(), f"ended the Python interpreter (exit code {code_})")
+            output = self._captured()
+            self.close()
+            return Result(output, f"ended the Python interpreter (exit code {exit_code})")
         raised = json.loads(reply)["raised"]
         return Result(self._captured(), f"raised {raised}" if raised else "")
 
