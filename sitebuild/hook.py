@@ -80,10 +80,14 @@ def on_config(config):
     if not isinstance(timeout, int | float) or timeout <= 0:
         raise PluginError(f"mkdocs.yml extra.block_timeout={timeout!r}: expected a number of seconds above 0")
     _site = SiteState(mode, root, Path(config.docs_dir).resolve(), root / "data", float(timeout))
+    if mode == "serve":
+        config.strict = False  # serving goes on through failures; they show on the page instead
     for language in ("python", "py"):
         markdown_exec.formatters[language] = partial(format_block, language="python")
     for language in ("bash", "sh"):
         markdown_exec.formatters[language] = partial(format_block, language="bash")
+    for language in ("pycon", "console"):  # markdown-exec would run these itself, pycon inside this process
+        markdown_exec.formatters[language] = partial(refuse_block, language=language)
     return config
 
 
@@ -144,10 +148,19 @@ def format_block(*, code: str, md, language: str, **options) -> str:
             parts.append(outcome.output)
         else:
             parts.append(code_block("text", outcome.output, title="Output"))
-    rendered = MarkdownConverter(md).convert("\n\n".join(parts)) if parts else ""
+    # str(): convert() returns markupsafe.Markup, and str + Markup would escape the failure box into text
+    rendered = str(MarkdownConverter(md).convert("\n\n".join(parts))) if parts else ""
     if outcome.problem:
         rendered = _failure_box(f"{outcome.block.label}: {outcome.problem}", outcome.detail) + rendered
     return rendered
+
+
+def refuse_block(*, code: str, md, language: str, **options) -> str:
+    """markdown-exec's formatter for pycon and console blocks: never run them (blocks.py refuses them)."""
+    report = _site.current
+    if not report.problems:
+        report.problems.append(f"exec is on for a {language} block; this site runs python and bash blocks")
+    return _failure_box("This block was not run", "; ".join(report.problems))
 
 
 def _failure_box(title: str, detail: str) -> str:

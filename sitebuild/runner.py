@@ -65,7 +65,8 @@ def block_env(root: Path) -> dict[str, str]:
 def relative(output: str, root: Path) -> str:
     """Replace the repo root's absolute path with a relative one: "/x/repo/kit/a.py" -> "kit/a.py"."""
     for base in {str(root), str(root.resolve())}:
-        output = output.replace(base + os.sep, "").replace(base, ".")
+        output = output.replace(base + os.sep, "")
+        output = re.sub(re.escape(base) + r"(?![\w-]|\.[\w-])", ".", output)  # the root, not /x/repo2 or /x/repo.bak
     return output
 
 
@@ -110,7 +111,7 @@ def run_bash(code: str, root: Path, timeout: float) -> Result:
         raw, _ = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         _kill(process)
-        raw = process.stdout.read() if process.stdout else b""
+        raw, _ = process.communicate()  # what was read before the timeout too, not only the rest
         return Result(relative(raw.decode("utf-8", "replace"), root), f"timed out after {timeout:g} s")
     output = relative(raw.decode("utf-8", "replace"), root)
     return Result(output, f"exited with code {process.returncode}" if process.returncode else "")

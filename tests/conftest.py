@@ -1,0 +1,199 @@
+"""Fixtures for the tests of the site's build machinery: small MkDocs sites built in a temporary folder.
+
+A fixture site is a folder with its own mkdocs.yml (Material, search, markdown-exec, the site's hook,
+strict), a docs/ folder of pages, optional files next to mkdocs.yml (modules its blocks import) and,
+once accepted, a data/ folder of approved outputs. `Site.build()` runs `mkdocs build` and
+`Site.accept()` runs `python -m sitebuild accept`, each in a subprocess, returning the exit code and
+the combined output.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+HOOK = REPO_ROOT / "sitebuild" / "hook.py"
+COMMAND_TIMEOUT = 180  # seconds: a bound on one build, never an assertion about its speed
+
+if str(REPO_ROOT) not in sys.path:  # the unit tests import the machinery itself
+    sys.path.insert(0, str(REPO_ROOT))
+
+MKDOCS_YML = """\
+site_name: Fixture site
+strict: true
+theme:
+  name: material
+plugins:
+  - search
+  - markdown-exec
+hooks:
+  - {hook}
+validation:
+  anchors: warn
+  unrecognized_links: warn
+markdown_extensions:
+  - admonition
+  - pymdownx.highlight
+  - pymdownx.superfences
+  - pymdownx.tabbed:
+      alternate_style: true
+"""
+
+
+@dataclass(frozen=True)
+class Run:
+    """A finished command: its exit code and stdout and stderr together."""
+
+    code: int
+    output: str
+
+    def __str__(self) -> str:  # what an assertion message shows
+        return f"exit code {self.code}\n{self.output}"
+
+
+def subprocess_env(mode: str | None = None) -> dict[str, str]:
+    """This process's environment for a build: no Material banner, and SITEBUILD_MODE only when given."""
+    env = {k: v for k, v in os.environ.items() if k != "SITEBUILD_MODE"}
+    env["NO_MKDOCS_2_WARNING"] = "1"
+    if mode is not None:
+        env["SITEBUILD_MODE"] = mode
+    return env
+
+
+def run_command(command: list[str], cwd: Path, env: dict[str, str]) -> Run:
+    done = subprocess.run(
+        command,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=COMMAND_TIMEOUT,
+        check=False,
+    )
+    return Run(done.returncode, done.stdout)
+
+
+class Site:
+    """A fixture site in `root`: write its files, build it, accept it, read what came out."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.config = root / "mkdocs.yml"
+        self.docs = root / "docs"
+        self.data = root / "data"
+        self.out = root.parent / f"{root.name}-out"
+
+    def write(self, relative: str, text: str) -> Path:
+        """Write a file of the site (e.g. "docs/index.md", "helper.py"), creating its folders."""
+        path = self.root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    def page(self, name: str, markdown: str) -> Path:
+        """Write docs/<name>."""
+        return self.write(f"docs/{name}", markdown)
+
+    def build(self, *args: str, mode: str | None = None) -> Run:
+        """`mkdocs build` of this site into self.out; mode sets SITEBUILD_MODE (default: unset, i.e. build)."""
+        command = [sys.executable, "-m", "mkdocs", "build", "-f", str(self.config), "-d", str(self.out), *args]
+        return run_command(command, REPO_ROOT, subprocess_env(mode))
+
+    def accept(self) -> Run:
+        """`python -m sitebuild accept -f <this site's mkdocs.yml>`, run from the repo root."""
+        command = [sys.executable, "-m", "sitebuild", "accept", "-f", str(self.config)]
+        return run_command(command, REPO_ROOT, subprocess_env())
+
+    def html(self, page: str = "index.md") -> str:
+        """The built HTML of a page (use_directory_urls: index.md -> index.html, a.md -> a/index.html)."""
+        stem = page.removesuffix(".md")
+        path = self.out / ("index.html" if stem == "index" else f"{stem}/index.html")
+        return path.read_text(encoding="utf-8")
+
+    def approved(self, page: str = "index.md") -> str:
+        """The text of a page's approved-outputs file."""
+        return (self.data / page).with_suffix(".txt").read_text(encoding="utf-8")
+
+    def approved_file(self, page: str = "index.md") -> Path:
+        return (self.data / page).with_suffix(".txt")
+
+
+def create_site(root: Path, pages: dict[str, str] | None = None, files: dict[str, str] | None = None) -> Site:
+    """A fixture site in root with the given pages (name -> Markdown) and other files (path -> text)."""
+    root.mkdir(parents=True, exist_ok=True)
+    site = Site(root)
+    site.write("mkdocs.yml", MKDOCS_YML.format(hook=json.dumps(str(HOOK))))
+    for name, markdown in (pages or {}).items():
+        site.page(name, markdown)
+    for relative, text in (files or {}).items():
+        site.write(relative, text)
+    return site
+
+
+@pytest.fixture
+def make_site(tmp_path: Path) -> Callable[..., Site]:
+    """Factory: make_site(pages={"index.md": ...}, files={"helper.py": ...}) -> Site, each in its own folder."""
+    made = []
+
+    def factory(pages: dict[str, str] | None = None, files: dict[str, str] | None = None) -> Site:
+        made.append(None)
+        return create_site(tmp_path / f"site{len(made)}", pages, files)
+
+    return factory
+
+
+# Writing pages ---------------------------------------------------------------------------------------
+
+
+def fence(code: str, language: str = "python", **options: str) -> str:
+    """An executed markdown-exec fence: fence('print(1)', show="output") -> ```python exec="on" show="output"..."""
+    written = " ".join(f'{name}="{value}"' for name, value in {"exec": "on", **options}.items())
+    return f"```{language} {written}\n{textwrap.dedent(code).strip()}\n```\n"
+
+
+def page(*parts: str, title: str = "Home") -> str:
+    """A page: a heading, then each part (fences, prose) separated by a blank line."""
+    return f"# {title}\n\n" + "\n".join(part if part.endswith("\n") else part + "\n" for part in parts)
+
+
+EXEC_FENCE = re.compile(r'^\s*(`{3,}|~{3,})\s*\{?\.?(?P<language>\w+)[^\n]*exec="on"')
+
+
+def label(markdown: str, n: int) -> str:
+    """How the build names the n-th executed block of a simple page: "block n (python, line L)".
+
+    Computed independently of the machinery: the n-th line opening an exec="on" fence.
+    """
+    openers = [
+        (number, match["language"])
+        for number, line in enumerate(markdown.splitlines(), start=1)
+        if (match := EXEC_FENCE.match(line))
+    ]
+    number, language = openers[n - 1]
+    return f"block {n} ({language}, line {number})"
+
+
+def failure_line(run: Run, page_path: str, block_label: str) -> str:
+    """The output line that reports a block's failure ("docs/index.md, block 1 (python, line 3), key ...: ...")."""
+    prefix = f"{page_path}, {block_label}, key "
+    lines = [line for line in run.output.splitlines() if prefix in line]
+    assert lines, f"no failure reported for {page_path}, {block_label}:\n{run}"
+    return lines[0]
+
+
+def approved_entries(text: str) -> list[str]:
+    """The entries of an approved-outputs file, each its header line through its last output line, verbatim."""
+    chunks = re.split(r"(?m)^(?=--- \S+ \(\d+ lines?\)$)", text)
+    return [chunk[:-1] if chunk.endswith("\n\n") else chunk for chunk in chunks[1:]]
