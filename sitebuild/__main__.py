@@ -26,7 +26,8 @@ def accept(config_file: str) -> int:
 
     Example: accept("mkdocs.yml") == 0
     """
-    env = {**os.environ, "SITEBUILD_MODE": "accept"}
+    # the two variables silence banners that Material and mkdocs-gen-files print about MkDocs 2
+    env = {**os.environ, "SITEBUILD_MODE": "accept", "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
     with tempfile.TemporaryDirectory(prefix="sitebuild-accept-") as site_dir:
         command = [sys.executable, "-m", "mkdocs", "build", "--no-strict", "-q", "-f", config_file, "-d", site_dir]
         return subprocess.run(command, env=env, check=False).returncode

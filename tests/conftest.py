@@ -65,6 +65,7 @@ def subprocess_env(mode: str | None = None) -> dict[str, str]:
     """This process's environment for a build: no Material banner, and SITEBUILD_MODE only when given."""
     env = {k: v for k, v in os.environ.items() if k != "SITEBUILD_MODE"}
     env["NO_MKDOCS_2_WARNING"] = "1"
+    env["DISABLE_MKDOCS_2_WARNING"] = "true"
     if mode is not None:
         env["SITEBUILD_MODE"] = mode
     return env
