@@ -151,7 +151,7 @@ def format_block(*, code: str, md, language: str, **options) -> str:
     # str(): convert() returns markupsafe.Markup, and str + Markup would escape the failure box into text
     rendered = str(MarkdownConverter(md).convert("\n\n".join(parts))) if parts else ""
     if outcome.problem:
-        rendered = _failure_box(f"{outcome.block.label}: {outcome.problem}", outcome.detail) + rendered
+        rendered = _failure_box(f"{outcome.block.label}: {outcome.problem}", outcome.detail, md) + rendered
     return rendered
 
 
@@ -163,8 +163,12 @@ def refuse_block(*, code: str, md, language: str, **options) -> str:
     return _failure_box("This block was not run", "; ".join(report.problems))
 
 
-def _failure_box(title: str, detail: str) -> str:
+def _failure_box(title: str, detail: str, md=None) -> str:
+    """A red admonition naming the failure, with the diff (highlighted as one) or the output below it."""
     body = f"<pre><code>{html.escape(detail)}</code></pre>" if detail else ""
+    if detail and md is not None:
+        language = "diff" if detail.startswith("--- approved") else "text"
+        body = str(MarkdownConverter(md).convert(code_block(language, detail)))
     return (
         f'<div class="admonition failure"><p class="admonition-title">{html.escape(title)}</p>{body}</div>\n'
     )
