@@ -108,12 +108,16 @@ def render(page: str, entries: list[tuple[str, str]]) -> str:
     return "\n".join(parts)
 
 
-def diff(approved: str, actual: str, name: str) -> str:
+def diff(approved: str, actual: str, name: str, labels: tuple[str, str] | None = None) -> str:
     """A unified diff from the approved output to this build's output (difflib), "" when equal.
+
+    Args:
+        approved, actual: the two outputs.
+        name: the approved file's path, for the "---" label.
+        labels: other ("---", "+++") labels, when the diff compares two runs instead.
 
     Example: diff("a", "b", "x.txt").splitlines()[2:] == ["@@ -1 +1 @@", "-a", "+b"]
     """
-    lines = difflib.unified_diff(
-        clean(approved).splitlines(), clean(actual).splitlines(), f"approved ({name})", "this build", lineterm=""
-    )
+    before, after = labels or (f"approved ({name})", "this build")
+    lines = difflib.unified_diff(clean(approved).splitlines(), clean(actual).splitlines(), before, after, lineterm="")
     return "\n".join(lines)

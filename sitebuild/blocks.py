@@ -121,7 +121,7 @@ def check_options(options: dict[str, str]) -> None:
         "id": lambda v: bool(ID.match(v)),
         "show": lambda v: v in SHOW,
         "output": lambda v: v in OUTPUT,
-        "timeout": lambda v: v.isdigit() and 1 <= int(v) <= 3600,
+        "timeout": lambda v: re.fullmatch(r"[0-9]{1,4}", v) is not None and 1 <= int(v) <= 3600,
     }
     for name, ok in checks.items():
         if name in options and not ok(options[name]):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import html
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from functools import partial
@@ -37,12 +38,13 @@ from mkdocs.plugins import get_plugin_logger  # noqa: E402
 
 from sitebuild import approved  # noqa: E402
 from sitebuild.blocks import BlockError, normalize, page_blocks  # noqa: E402
-from sitebuild.verify import PageReport, accept, run_blocks, verify  # noqa: E402
+from sitebuild.verify import PageReport, accept, refuse_unstable, run_blocks, verify  # noqa: E402
 
 log = get_plugin_logger("verified-blocks")
 MODE_ENV = "SITEBUILD_MODE"
 MODES = ("build", "serve", "accept")
 TITLES = {"python": "Python", "bash": "Bash"}
+MARKER = re.compile(r"<!-- sitebuild block \S+ -->")
 
 
 @dataclass
@@ -77,8 +79,8 @@ def on_config(config):
         raise PluginError(f"{MODE_ENV}={mode!r} is not a mode; expected one of {', '.join(MODES)}")
     root = Path(config.config_file_path).resolve().parent
     timeout = config.extra.get("block_timeout", 60)
-    if not isinstance(timeout, int | float) or timeout <= 0:
-        raise PluginError(f"mkdocs.yml extra.block_timeout={timeout!r}: expected a number of seconds above 0")
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= 3600:
+        raise PluginError(f"mkdocs.yml extra.block_timeout={timeout!r}: expected a number of seconds from 1 to 3600")
     _site = SiteState(mode, root, Path(config.docs_dir).resolve(), root / "data", float(timeout))
     if mode == "serve":
         config.strict = False  # serving goes on through failures; they show on the page instead
@@ -103,23 +105,47 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
     except BlockError as error:
         report.problems.append(str(error))
         blocks, scanned = [], False
-    approved_outputs, file_ok = {}, True
-    if approved_file.exists():
-        try:
-            approved_outputs = approved.parse(approved_file.read_text(encoding="utf-8"), report.approved_file)
-        except approved.ApprovedFileError as error:
-            report.problems.append(f"{error}; fix or delete the file, then run `make accept`")
-            file_ok = False
+    approved_outputs, file_problem = _read_approved(approved_file, report.approved_file)
+    if file_problem:
+        report.problems.append(file_problem)
     results = run_blocks(blocks, site.root, page_path, site.timeout)
     verify(report, blocks, results, approved_outputs)
-    if site.mode == "accept" and file_ok and scanned:  # never approve a page its blocks could not be read from
+    if site.mode == "accept" and not file_problem and scanned:  # never approve what could not be read
+        refuse_unstable(report, run_blocks(blocks, site.root, page_path, site.timeout))
         accept(report, approved_outputs, approved_file)
-    for message in report.failures():
-        (log.warning if site.mode == "serve" else log.error)(message)
     if report.problems:
         boxes = "".join(_failure_box("This page failed verification", p) for p in report.problems)
         markdown = boxes + "\n\n" + markdown
     return markdown
+
+
+def _read_approved(path: Path, name: str) -> tuple[dict[str, str], str]:
+    """A page's approved outputs ({} when it has none yet), and "" or why the file cannot be read."""
+    if not path.exists():
+        return {}, ""
+    try:
+        return approved.parse(path.read_text(encoding="utf-8"), name), ""
+    except (approved.ApprovedFileError, UnicodeDecodeError, OSError) as error:
+        return {}, f"{name} cannot be read ({error}); delete it and run `make accept` to write it again"
+
+
+def on_page_content(html_text: str, page, config, files) -> str:
+    """After rendering: every block that ran must be on the page; then log the page's failures."""
+    report = _site.reports[page.file.src_uri]
+    # Markdown may call a formatter and still drop its HTML (a fence inside an indented code block),
+    # so a block counts as shown only when its marker reached the page.
+    hidden = [o.block for o in report.outcomes if _marker(o.block.key) not in html_text]
+    html_text = MARKER.sub("", html_text)
+    for block in hidden:
+        report.problems.append(
+            f"{block.label} ran, but the page does not show it as a block (an indented code block, "
+            "or a fence Markdown reads as text?); fix its fence"
+        )
+    for message in report.failures():
+        (log.warning if _site.mode == "serve" else log.error)(message)
+    if hidden:
+        html_text = "".join(_failure_box("This page failed verification", p) for p in report.problems) + html_text
+    return html_text
 
 
 def format_block(*, code: str, md, language: str, **options) -> str:
@@ -152,7 +178,11 @@ def format_block(*, code: str, md, language: str, **options) -> str:
     rendered = str(MarkdownConverter(md).convert("\n\n".join(parts))) if parts else ""
     if outcome.problem:
         rendered = _failure_box(f"{outcome.block.label}: {outcome.problem}", outcome.detail, md) + rendered
-    return rendered
+    return _marker(outcome.block.key) + rendered
+
+
+def _marker(key: str) -> str:
+    return f"<!-- sitebuild block {key} -->"
 
 
 def refuse_block(*, code: str, md, language: str, **options) -> str:
@@ -193,8 +223,12 @@ def on_post_build(config) -> None:
     for problem in site.problems:
         log.error(problem)
     if site.mode == "accept":
-        done = "\n".join(f"accepted: {c}" for c in changes)
-        print(done or "accept: nothing to rewrite, every approved output is current")
+        for change in changes:
+            print(f"accepted: {change}")
+        if failures:
+            print(f"accept: {len(failures)} failure(s) remain, logged above; those blocks' outputs were not approved")
+        elif not changes:
+            print("accept: nothing to rewrite, every approved output is current")
     if failures and site.mode != "serve":
         pages = len({m.split(",")[0].split(":")[0] for m in failures})
         raise PluginError(

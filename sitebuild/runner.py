@@ -113,6 +113,7 @@ def run_bash(code: str, root: Path, timeout: float) -> Result:
         _kill(process)
         raw, _ = process.communicate()  # what was read before the timeout too, not only the rest
         return Result(relative(raw.decode("utf-8", "replace"), root), f"timed out after {timeout:g} s")
+    _kill(process)  # anything it left running in the background ends with it
     output = relative(raw.decode("utf-8", "replace"), root)
     return Result(output, f"exited with code {process.returncode}" if process.returncode else "")
 
@@ -189,7 +190,13 @@ class PageSession:
             output = self._captured()
             self.close()
             return Result(output, f"ended the Python interpreter (exit code {exit_code})")
-        raised = json.loads(reply)["raised"]
+        try:
+            raised = json.loads(reply)["raised"]
+        except (ValueError, KeyError, TypeError):
+            self.ended = f"an earlier block wrote into the site's reply pipe ({filename})"
+            output = self._captured()
+            self.close()
+            return Result(output, "wrote into the site's reply pipe (a file descriptor it does not own)")
         return Result(self._captured(), f"raised {raised}" if raised else "")
 
     def close(self) -> None:

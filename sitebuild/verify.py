@@ -17,9 +17,12 @@ from . import approved
 from .blocks import Block
 from .runner import PageSession, Result, machine_values, run_bash
 
+MAX_OUTPUT_CHARS = 100_000  # far above any readable output; a bigger one is a mistake, not a page
+UNSTABLE = "printed something else on a second run, so it cannot be approved: make it deterministic"
 NO_OUTPUT = "printed nothing: a block must show something (does an excerpt's pattern still match?)"
 UNAPPROVED = "has no approved output yet: check the output below, then run `make accept`"
 EDITED = "its code changed since its output was approved; if the output change below is intended, run `make accept`"
+EDITED_SAME = "its code (or its key) changed, its output did not; run `make accept` to record the new key"
 CHANGED = "output differs from the approved output; if the change is intended, run `make accept`"
 
 
@@ -40,6 +43,7 @@ class Outcome:
     detail: str = ""
     run_ok: bool = True  # ran cleanly and printed something stable, so its output may be approved
     rendered: bool = False  # set by the hook once the page shows it
+    replaces: str = ""  # the approved entry of this block before its code was edited, if any
 
 
 @dataclass
@@ -65,7 +69,7 @@ class PageReport:
         messages = [f"{self.page}: {p}" for p in self.problems]
         for o in self.outcomes:
             if o.problem:
-                detail = "".join(f"\n    {line}" for line in o.detail.splitlines()[-40:])
+                detail = "".join(f"\n    {line[:300]}" for line in o.detail.splitlines()[-40:])
                 messages.append(f"{self.page}, {o.block.label}, key {o.block.key}: {o.problem}{detail}")
         return messages
 
@@ -100,6 +104,9 @@ def check_result(block: Block, result: Result) -> Outcome:
         return Outcome(block, output, result.problem, output, run_ok=False)
     if not output.strip():
         return Outcome(block, output, NO_OUTPUT, run_ok=False)
+    if len(output) > MAX_OUTPUT_CHARS:
+        problem = f"printed {len(output)} characters; a page shows at most {MAX_OUTPUT_CHARS}: print a summary instead"
+        return Outcome(block, output, problem, output[:2000], run_ok=False)
     if leaks := machine_values(output):
         problem = f"output holds build-machine values that differ on every machine: {', '.join(sorted(set(leaks)))}"
         return Outcome(block, output, problem, output, run_ok=False)
@@ -128,28 +135,48 @@ def verify(report: PageReport, blocks: list[Block], results: list[Result], appro
     replaced = _edited_blocks(report, approved_outputs, keys)
     for key in approved_outputs:
         if key not in keys and key not in replaced:
+            first_line = approved_outputs[key].split("\n", 1)[0][:60]
             report.problems.append(
-                f"{report.approved_file} holds an approved output for {key!r}, a block no longer on the page; "
-                "run `make accept` to drop it"
+                f"{report.approved_file} holds an approved output for {key!r} (first line: {first_line!r}), "
+                "a block no longer on the page; run `make accept` to drop it"
             )
 
 
 def _edited_blocks(report: PageReport, approved_outputs: dict[str, str], keys: set[str]) -> set[str]:
-    """Pair each unapproved block with the stale entry in its place (its code was edited) and show the diff.
+    """Pair each block with no approved output with the stale entry in its place: its code was edited.
 
-    Returns the stale keys so explained, which then need no message of their own.
+    A paired block that ran cleanly shows the diff against that entry; one that failed keeps the
+    entry (see accept), so its output can be compared once it runs again. Neighbouring edited
+    blocks pair one after the other. Returns the stale keys so explained, which need no message.
     """
     order, replaced = list(approved_outputs), set()
-    for i, outcome in enumerate(report.outcomes):
-        if outcome.problem != UNAPPROVED:
-            continue
-        previous = report.outcomes[i - 1].block.key if i else None
-        slot = 0 if previous is None else (order.index(previous) + 1 if previous in order else len(order))
-        if slot < len(order) and order[slot] not in keys and order[slot] not in replaced:
-            replaced.add(order[slot])
-            outcome.problem = EDITED
-            outcome.detail = approved.diff(approved_outputs[order[slot]], outcome.output, report.approved_file)
+    previous = None  # the approved key of the block before, once known
+    for outcome in report.outcomes:
+        key = outcome.block.key
+        if key not in approved_outputs:
+            slot = 0 if previous is None else (order.index(previous) + 1 if previous in order else len(order))
+            if slot < len(order) and order[slot] not in keys and order[slot] not in replaced:
+                outcome.replaces = order[slot]
+                replaced.add(order[slot])
+                if outcome.problem == UNAPPROVED:
+                    before = approved_outputs[order[slot]]
+                    outcome.detail = approved.diff(before, outcome.output, report.approved_file)
+                    outcome.problem = EDITED if outcome.detail else EDITED_SAME
+        previous = key if key in approved_outputs else outcome.replaces or previous
     return replaced
+
+
+def refuse_unstable(report: PageReport, second: list[Result]) -> None:
+    """Before approving: a block whose output differs on a second run is refused, with the difference.
+
+    Args:
+        report: the page's report after verify().
+        second: the results of running the page's blocks once more, same order.
+    """
+    for outcome, again in zip(report.outcomes, second, strict=True):
+        if outcome.run_ok and approved.clean(again.output) != outcome.output:
+            outcome.run_ok, outcome.problem = False, UNSTABLE
+            outcome.detail = approved.diff(outcome.output, again.output, "", ("first run", "second run"))
 
 
 def accept(report: PageReport, approved_outputs: dict[str, str], path: Path) -> None:
@@ -169,11 +196,12 @@ def accept(report: PageReport, approved_outputs: dict[str, str], path: Path) -> 
         if o.run_ok:
             entries.append((o.block.key, o.output))
             if o.problem:
-                kind = {UNAPPROVED: "new", EDITED: "code edited"}.get(o.problem, "changed")
+                kind = {UNAPPROVED: "new", EDITED: "code edited", EDITED_SAME: "new key"}.get(o.problem, "changed")
                 report.changes.append(f"{report.page}, {o.block.label}, key {o.block.key}: {kind}")
                 o.problem, o.detail = "", ""
-        elif o.block.key in approved_outputs:
-            entries.append((o.block.key, approved_outputs[o.block.key]))
+        elif o.block.key in approved_outputs or o.replaces:  # a failing block keeps what was approved
+            key = o.block.key if o.block.key in approved_outputs else o.replaces
+            entries.append((key, approved_outputs[key]))
     kept = {key for key, _ in entries}
     for key in approved_outputs:
         if key not in kept:

@@ -16,6 +16,7 @@ import json
 import linecache
 import os
 import sys
+import threading
 import traceback
 import types
 
@@ -29,10 +30,17 @@ def run_block(namespace: dict, code: str, filename: str) -> str:
         frames = traceback.extract_tb(error.__traceback__)[1:]  # drop this function's own frame
         sys.stderr.write("Traceback (most recent call last):\n")
         sys.stderr.write("".join(traceback.format_list(frames)))
-        line = "".join(traceback.format_exception_only(type(error), error)).strip()
-        sys.stderr.write(line + "\n")
-        return line or type(error).__name__
+        lines = "".join(traceback.format_exception_only(type(error), error)).strip()
+        sys.stderr.write(lines + "\n")
+        return lines.splitlines()[-1] if lines else type(error).__name__  # a SyntaxError's spans several lines
     return ""
+
+
+def wait_for_threads(before: set[threading.Thread]) -> None:
+    """Wait for the non-daemon threads a block started, as Python does at exit, so their output is theirs."""
+    for thread in set(threading.enumerate()) - before:
+        if not thread.daemon and thread is not threading.current_thread():
+            thread.join()
 
 
 def main() -> None:
@@ -47,7 +55,9 @@ def main() -> None:
         sys.stdout.flush()
         os.ftruncate(1, 0)
         os.lseek(1, 0, os.SEEK_SET)  # stdout and stderr share this offset (one open file)
+        threads = set(threading.enumerate())
         raised = run_block(page.__dict__, block["code"], block["filename"])
+        wait_for_threads(threads)
         sys.stdout.flush()
         sys.stderr.flush()
         replies.write(json.dumps({"raised": raised}) + "\n")

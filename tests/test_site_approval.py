@@ -77,8 +77,9 @@ def test_an_approved_output_whose_block_is_gone_fails_until_accept_drops_it(make
     built = site.build()
 
     assert built.code != 0, built
-    stale = re.search(r"docs/index\.md: data/index\.txt holds an approved output for '(python-[0-9a-f]{8})', "
-                      r"a block no longer on the page; run `make accept` to drop it", built.output)
+    stale = re.search(r"docs/index\.md: data/index\.txt holds an approved output for '(python-[0-9a-f]{8})' "
+                      r"\(first line: 'removed'\), a block no longer on the page; run `make accept` to drop it",
+                      built.output)
     assert stale, built
     assert "1 verification failure(s) on 1 page(s)" in built.output
 
@@ -133,6 +134,43 @@ def test_an_edited_block_shows_the_diff_against_its_previous_output(make_site):
     assert f"accepted: docs/index.md, {label(after, 2)}, key {key_of(line)}: code edited" in accepted.output
     assert [entry.splitlines()[1] for entry in approved_entries(site.approved())] == ["first", "total: 5", "last"]
     assert site.build().code == 0
+
+
+def test_two_neighbouring_edited_blocks_each_show_their_own_diff(make_site):
+    before = page(fence("print('one', 1)"), fence("print('two', 2)"), fence("print('three')"))
+    site = make_site({"index.md": before})
+    assert site.accept().code == 0
+    after = before.replace("1)", "10)").replace("2)", "20)")
+    site.page("index.md", after)
+
+    built = site.build()
+
+    assert EDITED in failure_line(built, "docs/index.md", label(after, 1))
+    assert EDITED in failure_line(built, "docs/index.md", label(after, 2))
+    assert "\n    -one 1\n    +one 10\n" in built.output and "\n    -two 2\n    +two 20\n" in built.output
+    assert "no longer on the page" not in built.output
+
+
+def test_an_edited_block_that_fails_keeps_its_approved_output_until_it_runs_again(make_site):
+    before = page(fence("print('total:', 2 + 2)"), fence("print('last')"))
+    site = make_site({"index.md": before})
+    assert site.accept().code == 0
+    approved_before = site.approved()
+    broken = before.replace("2 + 2", "2 + undefined_name")
+    site.page("index.md", broken)
+
+    built = site.build()
+
+    assert "raised NameError" in failure_line(built, "docs/index.md", label(broken, 1))
+    assert "no longer on the page" not in built.output  # the failing block is still on the page
+    assert site.accept().code != 0
+    assert site.approved() == approved_before  # accept kept the old output of the failing block
+
+    fixed = before.replace("2 + 2", "2 + 3")
+    site.page("index.md", fixed)
+    rebuilt = site.build()
+    assert EDITED in failure_line(rebuilt, "docs/index.md", label(fixed, 1))
+    assert "\n    -total: 4\n    +total: 5\n" in rebuilt.output
 
 
 @pytest.mark.parametrize("position", [0, 1, 2], ids=["first", "between", "last"])

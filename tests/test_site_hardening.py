@@ -1,0 +1,139 @@
+"""What an attacker of the build found, pinned: each case fails loudly with page, block and reason."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+from sitebuild.verify import EDITED_SAME, MAX_OUTPUT_CHARS, UNSTABLE
+from tests.conftest import approved_entries, failure_line, fence, label, page
+
+pytestmark = pytest.mark.site
+
+
+def test_a_block_markdown_renders_but_the_scanner_misses_is_logged_with_the_page(make_site):
+    quoted = '> ```python exec="on"\n> print("in a quote")\n> ```\n'
+    site = make_site({"index.md": page(quoted)})
+
+    built = site.build()
+
+    assert built.code != 0
+    assert "docs/index.md: a python block was rendered but not run" in built.output
+
+
+def test_a_fence_markdown_reads_as_an_indented_code_block_fails_as_not_shown(make_site):
+    indented = '    ```python exec="on"\n    print("shown as text")\n    ```\n'
+    site = make_site({"index.md": page("Some text.\n", indented)})
+
+    built = site.build()
+
+    assert built.code != 0
+    assert "ran, but the page does not show it as a block" in built.output
+    assert site.accept().code != 0
+
+
+def test_a_bash_block_leaves_no_process_running(make_site):
+    site = make_site({"index.md": page(fence("sleep 300 > /dev/null & echo $! > sleeper.pid\necho started", "bash"))})
+
+    site.build()
+
+    pid = int((site.root / "sleeper.pid").read_text())
+    assert not alive(pid)
+
+
+def alive(pid: int) -> bool:
+    """True while pid runs; a killed process that no one has reaped yet (a zombie) does not count."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+        return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_output_of_a_thread_stays_with_the_block_that_started_it(make_site):
+    first = fence("import threading, time\nthreading.Thread(target=lambda: (time.sleep(0.3), print('late'))).start()\n"
+                  "print('first')")
+    second = fence("print('second')")
+    site = make_site({"index.md": page(first, second)})
+
+    assert site.accept().code == 0
+
+    entries = [entry.splitlines()[1:] for entry in approved_entries(site.approved())]
+    assert entries == [["first", "late"], ["second"]]
+
+
+@pytest.mark.parametrize("value", ["²", "١٢", "0", "99999"])
+def test_a_timeout_option_must_be_plain_ascii_digits_in_range(value, make_site):
+    site = make_site({"index.md": page(fence("print(1)", timeout=value))})
+
+    built = site.build()
+
+    assert built.code != 0
+    assert f"option timeout={value!r} is not valid" in built.output
+    assert "Traceback" not in built.output
+
+
+@pytest.mark.parametrize("value", [".inf", ".nan", "true", "0", "-5"])
+def test_the_site_wide_timeout_is_checked(value, make_site):
+    site = make_site({"index.md": page(fence("print(1)"))})
+    site.write("mkdocs.yml", site.config.read_text() + f"extra:\n  block_timeout: {value}\n")
+
+    built = site.build()
+
+    assert built.code != 0
+    assert "extra.block_timeout" in built.output and "expected a number of seconds from 1 to 3600" in built.output
+
+
+def test_an_approved_file_that_is_not_utf8_fails_naming_it(make_site):
+    site = make_site({"index.md": page(fence("print(1)"))})
+    site.data.mkdir()
+    site.approved_file().write_bytes(b"# \xff\n")
+
+    built = site.build()
+
+    assert built.code != 0
+    assert "data/index.txt cannot be read" in built.output and "Traceback" not in built.output
+
+
+def test_a_syntax_error_is_reported_in_one_line(make_site):
+    markdown = page(fence("print('unclosed'"))
+    site = make_site({"index.md": markdown})
+
+    line = failure_line(site.build(), "docs/index.md", label(markdown, 1))
+
+    assert re.search(r": raised SyntaxError: .+$", line)
+
+
+def test_accept_refuses_an_output_that_changes_between_runs(make_site):
+    site = make_site({"index.md": page(fence("import os\nprint(os.urandom(8).hex())"))})
+
+    accepted = site.accept()
+
+    assert accepted.code != 0
+    assert UNSTABLE in accepted.output and "+++ second run" in accepted.output
+    assert not site.approved_file().exists()
+    assert "failure(s) remain" in accepted.output
+
+
+def test_an_output_too_large_for_a_page_fails(make_site):
+    markdown = page(fence(f"print('x' * {MAX_OUTPUT_CHARS + 1})"))
+    site = make_site({"index.md": markdown})
+
+    line = failure_line(site.build(), "docs/index.md", label(markdown, 1))
+
+    assert f"printed {MAX_OUTPUT_CHARS + 1} characters" in line
+
+
+def test_a_block_whose_key_changed_but_not_its_output_says_so(make_site):
+    site = make_site({"index.md": page(fence("print('same')"))})
+    assert site.accept().code == 0
+    markdown = page(fence("print('same')  # a comment changes the key"))
+    site.page("index.md", markdown)
+
+    line = failure_line(site.build(), "docs/index.md", label(markdown, 1))
+
+    assert EDITED_SAME in line
+    assert "new key" in site.accept().output
