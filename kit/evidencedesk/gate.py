@@ -30,6 +30,7 @@ from evidencedesk.tools import (
     ToolCall,
     ToolRegistry,
     ToolResult,
+    clip,
     fingerprint,
 )
 
@@ -92,8 +93,8 @@ class PendingAction:
 
 
 def _short(value: object, limit: int = 40) -> str:
-    """A clipped, redacted, printable form of any value, safe for messages and logs."""
-    return redact_log(str(value)[:limit])
+    """A clipped, redacted, printable form of any value, safe for messages and logs; never raises."""
+    return redact_log(clip(value, limit))
 
 
 @dataclass
@@ -109,9 +110,10 @@ class AuditLog:
     def record(self, call: object, run_id: object, task: object, caller: object, result: ToolResult) -> None:
         """Append one event for result (ToolResult) about call (normally a ToolCall)."""
         detail = "ran" if result.ok else str((result.error or {}).get("message", ""))
+        call_id, tool = (call.id, call.name) if isinstance(call, ToolCall) else ("?", "?")
         self.events.append({
-            "run_id": _short(run_id), "call_id": _short(getattr(call, "id", "?")),
-            "tool": _short(getattr(call, "name", "?")), "task": _short(task), "caller": _short(caller),
+            "run_id": _short(run_id), "call_id": _short(call_id),
+            "tool": _short(tool), "task": _short(task), "caller": _short(caller),
             "outcome": result.code, "detail": _short(detail, 200),
         })
 
@@ -140,7 +142,10 @@ class ToolGate:
         TOOL_ERROR. A made-up tool and a forbidden tool get the same answer.
         Example: gate.run(ToolCall("c1", "delete_all", {}), "triage", "run-1", "kwame").code -> "not_allowed"
         """
-        result = self._decide(call, task, run_id, caller)
+        try:
+            result = self._decide(call, task, run_id, caller)
+        except Exception as exc:  # last resort: input so odd that checking it raised; answered and audited all the same
+            result = ToolResult.failure(INVALID_ARGUMENTS, f"call: could not be checked ({type(exc).__name__})")
         self.audit.record(call, run_id, task, caller, result)
         return result
 
@@ -219,7 +224,7 @@ def _bad_input(call: object, task: object, run_id: object, caller: object) -> st
     """A message naming the first input of the wrong type, or "" when all are fine."""
     if not isinstance(call, ToolCall):
         return f"call: expected a ToolCall, got {type(call).__name__}"
-    for name, value in (("task", task), ("run_id", run_id), ("caller", caller)):
+    for name, value in (("call.id", call.id), ("task", task), ("run_id", run_id), ("caller", caller)):
         if not isinstance(value, str):
             return f"{name}: expected a str, got {type(value).__name__}"
     return ""

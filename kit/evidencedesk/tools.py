@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evidencedesk import DATA_DIR
+from evidencedesk.strictjson import read_json
 
 # Result codes: the only values error["code"] takes. One definition, used by tools.py and gate.py.
 OK = "ok"
@@ -28,6 +29,24 @@ NOT_FOUND = "not_found"
 DUPLICATE = "duplicate"
 TOOL_ERROR = "tool_error"
 TOO_LARGE = "too_large"
+
+
+TICKET_ID = r"^T-[0-9]{3,6}$"  # ASCII digits only: \d would also take "T-٦٠١"
+# a one-line header value: no control character (C0, DEL, C1) and no Unicode line or paragraph separator
+ONE_LINE = r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029]+$"
+
+
+def clip(value: object, limit: int | None = 40) -> str:
+    """str(value), cut to limit characters (None: no limit). Never raises: a value that cannot be
+    turned into text (its __str__ raises, it is nested too deep, an int too long) gives "<TypeName>".
+
+    Example: clip("x" * 50, 3) -> "xxx"
+    """
+    try:
+        text = str(value)
+    except Exception:  # RecursionError and ValueError included
+        return f"<{type(value).__name__}>"
+    return text if limit is None else text[:limit]
 
 
 class DataFileError(ValueError):
@@ -89,7 +108,7 @@ class _Args(BaseModel):
 class GetTicketArgs(_Args):
     """Arguments of get_ticket. Example: GetTicketArgs(ticket_id="T-601")"""
 
-    ticket_id: str = Field(pattern=r"^T-\d{3,6}$", max_length=8)
+    ticket_id: str = Field(pattern=TICKET_ID, max_length=8)
 
 
 class LookupDocumentArgs(_Args):
@@ -99,13 +118,14 @@ class LookupDocumentArgs(_Args):
 
 
 class SendEmailDraftArgs(_Args):
-    """Arguments of send_email_draft; the subject is one line, so no header can be smuggled in.
+    """Arguments of send_email_draft; the subject is one line (no line break of any kind), so no header
+    can be smuggled in.
 
     Example: SendEmailDraftArgs(to="kwame@example.org", subject="Re: T-601", body="...", idempotency_key="t-601-reply")
     """
 
     to: str = Field(pattern=r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}$", max_length=120)
-    subject: str = Field(min_length=1, max_length=120, pattern=r"^[^\r\n]+$")
+    subject: str = Field(min_length=1, max_length=120, pattern=ONE_LINE)
     body: str = Field(min_length=1, max_length=2000)
     idempotency_key: str = Field(pattern=r"^[a-z0-9-]{8,64}$", max_length=64)
 
@@ -127,7 +147,7 @@ class Tool:
 
 def _problems(error: ValidationError) -> list[str]:
     """One line per problem, naming the field; the offending value is never echoed."""
-    return [f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in error.errors()]
+    return [f"{'.'.join(clip(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in error.errors()]
 
 
 class ToolRegistry:
@@ -154,37 +174,47 @@ class ToolRegistry:
     def get(self, name: str) -> Tool:
         """The tool called name. Raises UnknownTool naming it."""
         if not isinstance(name, str) or name not in self._tools:
-            raise UnknownTool(f"unknown tool {str(name)[:40]!r}")
+            raise UnknownTool(f"unknown tool {clip(name)!r}")
         return self._tools[name]
 
     def validate(self, call: ToolCall) -> list[str]:
         """Problems with a call, each naming the field; an empty list means valid.
 
-        An unknown tool, a non-dict arguments value, a missing field, an extra field, a wrong type
-        and a too-long string are all problems. Never raises.
+        An unknown tool, a non-dict arguments value, a missing field, an extra field, a wrong type,
+        a too-long string and arguments too odd to check at all are problems. Never raises.
         Example: registry.validate(ToolCall("c1", "get_ticket", {})) -> ["ticket_id: Field required"]
         """
         if not isinstance(call, ToolCall):
             return [f"call: expected a ToolCall, got {type(call).__name__}"]
         if not isinstance(call.name, str) or call.name not in self._tools:
-            return [f"unknown tool {str(call.name)[:40]!r}"]
+            return [f"unknown tool {clip(call.name)!r}"]
         if not isinstance(call.arguments, dict):
             return [f"arguments: expected an object, got {type(call.arguments).__name__}"]
         try:
             self._tools[call.name].args.model_validate(call.arguments)
         except ValidationError as exc:
             return _problems(exc)
+        except Exception as exc:  # e.g. nesting so deep that checking it overflows the stack
+            return [f"arguments: could not be checked ({type(exc).__name__})"]
         return []
 
     def execute(self, call: ToolCall, caller: str) -> ToolResult:
         """Validate, then run the tool for caller (str, user id). Never raises.
 
-        Returns: the tool's ToolResult; INVALID_ARGUMENTS naming the problems; NOT_FOUND for an
-        unknown tool; TOOL_ERROR if the tool raised or returned something that is not a ToolResult.
+        Returns: the tool's ToolResult; INVALID_ARGUMENTS naming the problems (or the caller); NOT_FOUND
+        for an unknown tool; TOOL_ERROR if the tool raised or returned something that is not a ToolResult.
         Example: registry.execute(ToolCall("c1", "get_ticket", {"ticket_id": "T-601"}), "kwame").ok -> True
         """
-        if isinstance(call, ToolCall) and call.name not in self.names():
-            return ToolResult.failure(NOT_FOUND, f"unknown tool {str(call.name)[:40]!r}")
+        try:
+            return self._execute(call, caller)
+        except Exception as exc:  # last resort: input so odd that checking it raised
+            return ToolResult.failure(INVALID_ARGUMENTS, f"call: could not be checked ({type(exc).__name__})")
+
+    def _execute(self, call: ToolCall, caller: str) -> ToolResult:
+        if isinstance(call, ToolCall) and (not isinstance(call.name, str) or call.name not in self._tools):
+            return ToolResult.failure(NOT_FOUND, f"unknown tool {clip(call.name)!r}")
+        if not isinstance(caller, str):
+            return ToolResult.failure(INVALID_ARGUMENTS, f"caller: expected a str, got {type(caller).__name__}")
         if problems := self.validate(call):
             return ToolResult.failure(INVALID_ARGUMENTS, "; ".join(problems))
         tool = self._tools[call.name]
@@ -201,14 +231,16 @@ class ToolRegistry:
 def fingerprint(call: ToolCall) -> str:
     """The tool name plus canonical JSON of the arguments (sorted keys); the call id is ignored.
 
-    Two calls with the same fingerprint would do the same thing. Never raises on odd values.
+    Two calls with the same fingerprint would do the same thing. Never raises on odd values: arguments
+    that are not JSON data fall back to their text, and arguments with no text at all (too deep, an int
+    too long, a __repr__ that raises) to "<dict>"; such arguments never pass validation anyway.
     Example: fingerprint(ToolCall("a", "get_ticket", {"ticket_id": "T-601"})) -> 'get_ticket {"ticket_id":"T-601"}'
     """
     try:
         arguments = json.dumps(call.arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=repr)
-    except (TypeError, ValueError):  # mixed key types or a circular structure: still a stable string
-        arguments = repr(call.arguments)
-    return f"{call.name} {arguments}"
+    except Exception:  # mixed key types, a cycle, deep nesting, a huge int, a repr that raises
+        arguments = clip(call.arguments, limit=None)
+    return f"{clip(call.name, limit=None)} {arguments}"
 
 
 # Data files: a JSON list of records, checked field by field.
@@ -218,7 +250,7 @@ class Ticket(_Args):
     Example: Ticket(id="T-601", owner="kwame", status="open", subject="Kettle", body="It leaks.")
     """
 
-    id: str = Field(pattern=r"^T-\d{3,6}$")
+    id: str = Field(pattern=TICKET_ID)
     owner: str = Field(min_length=1, max_length=40)
     status: str = Field(pattern=r"^(open|pending|closed)$")
     subject: str = Field(max_length=120)
@@ -237,9 +269,9 @@ def _load_records(path: Path | str, model: type[_Args]) -> dict[str, Any]:
     """Read a JSON list of records into {id: record}. Raises DataFileError naming file and entry."""
     path = Path(path)
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = read_json(path)
     except (OSError, ValueError) as exc:
-        raise DataFileError(f"{path.name}: cannot read a JSON list ({type(exc).__name__})") from exc
+        raise DataFileError(f"{path.name}: cannot read a JSON list ({type(exc).__name__}: {exc})") from exc
     if not isinstance(raw, list):
         raise DataFileError(f"{path.name}: expected a JSON list of records")
     records: dict[str, Any] = {}
@@ -277,7 +309,7 @@ class TicketStore:
         """
         ticket = self.tickets.get(ticket_id) if isinstance(ticket_id, str) else None
         if ticket is None or ticket.owner != caller:
-            return ToolResult.failure(NOT_FOUND, f"no ticket {str(ticket_id)[:20]}")
+            return ToolResult.failure(NOT_FOUND, f"no ticket {clip(ticket_id, 20)}")
         return ToolResult.success(ticket.model_dump(exclude={"owner"}))
 
 
@@ -302,7 +334,7 @@ class DocumentStore:
         """
         document = self.documents.get(doc_id) if isinstance(doc_id, str) else None
         if document is None:
-            return ToolResult.failure(NOT_FOUND, f"no document {str(doc_id)[:40]}")
+            return ToolResult.failure(NOT_FOUND, f"no document {clip(doc_id)}")
         return ToolResult.success(document.model_dump())
 
 

@@ -8,15 +8,20 @@ Left out: real provider prices, real latency, caching, retries and rate limits.
 
 from __future__ import annotations
 
-import json
+import re
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evidencedesk import DATA_DIR
 from evidencedesk.llm import LLMClient, LLMRequest, LLMResponse, estimate_tokens
+from evidencedesk.strictjson import read_json
 
 MESSAGE_OVERHEAD_TOKENS = 4  # per message, for role and separators: part of the estimate, not measured
+PLAIN_DECIMAL = r"^[0-9]{1,20}(\.[0-9]{1,20})?$"  # the only price form: "0.000003"; no sign, exponent, space or _
+MODEL_NAME = re.compile(r"[!-~]{1,80}")  # a price table key: 1-80 visible ASCII characters, no spaces
 
 
 class PriceTableError(ValueError):
@@ -73,18 +78,25 @@ class Price:
     output: Decimal
 
 
-def _price(path: Path, model: object, entry: object) -> Price:
+class _PriceEntry(BaseModel):
+    """One entry as written in the file: exactly input and output, each a plain decimal string."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    input: str = Field(pattern=PLAIN_DECIMAL)
+    output: str = Field(pattern=PLAIN_DECIMAL)
+
+
+def _price(path: Path, model: str, entry: object) -> Price:
     """Parse one entry of the price table, or raise PriceTableError naming file and entry."""
-    where = f"{path.name}: entry {str(model)[:40]!r}"
-    if not isinstance(entry, dict) or set(entry) != {"input", "output"}:
-        raise PriceTableError(f"{where} must be an object with exactly 'input' and 'output'")
+    where = f"{path.name}: entry {model[:40]!r}"
+    if not MODEL_NAME.fullmatch(model):
+        raise PriceTableError(f"{where}: a model name is 1-80 visible ASCII characters, without spaces")
     try:
-        values = [Decimal(entry[side]) for side in ("input", "output") if isinstance(entry[side], str)]
-    except InvalidOperation:
-        values = []
-    if len(values) != 2 or not all(v.is_finite() and v >= 0 for v in values):
-        raise PriceTableError(f"{where}: prices must be strings holding non-negative decimals, like \"0.000003\"")
-    return Price(*values)
+        checked = _PriceEntry.model_validate(entry)
+    except ValidationError as exc:
+        raise PriceTableError(f"{where} must be an object with exactly 'input' and 'output', each a string "
+                              f"holding a plain non-negative decimal, like \"0.000003\"") from exc
+    return Price(Decimal(checked.input), Decimal(checked.output))
 
 
 def load_prices(path: Path | str | None = None) -> dict[str, Price]:
@@ -92,14 +104,15 @@ def load_prices(path: Path | str | None = None) -> dict[str, Price]:
 
     Args: path (Path, str or None) -- defaults to kit/data/prices.json.
     Returns: dict model name -> Price (Decimal values).
-    Raises: PriceTableError naming the file (unreadable, not JSON, not an object) or the bad entry.
+    Raises: PriceTableError naming the file (unreadable, not strict JSON, repeated model names, not an
+    object) or the bad entry (odd model name; a price that is not a plain decimal string).
     Example: load_prices()["fake-agent-1"].input -> Decimal("0.000003")
     """
     path = Path(path) if path is not None else DATA_DIR / "prices.json"
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = read_json(path)
     except (OSError, ValueError) as exc:
-        raise PriceTableError(f"{path.name}: cannot read a JSON price table ({type(exc).__name__})") from exc
+        raise PriceTableError(f"{path.name}: cannot read a JSON price table ({type(exc).__name__}: {exc})") from exc
     if not isinstance(raw, dict) or not raw:
         raise PriceTableError(f"{path.name}: the price table must be a non-empty JSON object")
     return {model: _price(path, model, entry) for model, entry in raw.items()}

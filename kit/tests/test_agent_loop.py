@@ -24,6 +24,7 @@ from evidencedesk.agent.loop import (
 )
 from evidencedesk.agent.scenarios import lab
 from evidencedesk.agent.state import AgentState
+from evidencedesk.llm import LLMRequest, LLMResponse, Usage
 
 PLAN = [("get_ticket", {"ticket_id": "T-601"}), ("lookup_document", {"doc_id": "kc-returns-v3"})]
 FIXED_PLAN_TRACE = [
@@ -247,3 +248,66 @@ def test_fake_model_reports_its_name_and_usage() -> None:
 def test_unknown_fake_model_is_named() -> None:
     with pytest.raises(ValueError, match="'chatty'.*sensible"):
         FakeModel("chatty")
+
+
+# Regression tests for the attack findings: replies that break strict JSON, mixed proposals, strict budgets.
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize("text, code", [
+    (DEEP, NOT_JSON),  # json.loads alone raises RecursionError here
+    ('{"action": "call", "tool": "get_ticket", "arguments": {"ticket_id": NaN}}', NOT_JSON),
+    ('{"action": "call", "tool": "get_ticket", "arguments": {"n": Infinity}}', NOT_JSON),
+    ('{"action": "call", "tool": "get_ticket", "arguments": {"n": 1e999}}', NOT_JSON),
+    ('{"action": "finish", "action": "call", "tool": "get_ticket"}', NOT_JSON),  # repeated key
+    (b'{"action": "finish", "answer": "Open.", "sources": ["o1"]}', NOT_JSON),  # bytes, not text
+    (None, NOT_JSON),
+    ('{"action": "call", "tool": "get_ticket", "arguments": {}, "answer": "Open."}', BAD_PROPOSAL),
+    ('{"action": "call", "tool": "get_ticket", "sources": []}', BAD_PROPOSAL),
+    ('{"action": "finish", "answer": "Open.", "sources": ["o1"], "tool": "get_ticket"}', BAD_PROPOSAL),
+    ('{"action": "finish", "answer": "Open.", "sources": ["o1"], "arguments": {}}', BAD_PROPOSAL),
+])
+def test_parse_proposal_refuses_what_strict_json_and_the_shape_refuse(text: object, code: str) -> None:
+    assert parse_proposal(text) == (None, code)  # type: ignore[arg-type]
+
+
+class Replies:
+    """A free decider that answers step n with the n-th text, unchecked."""
+
+    free = True
+
+    def __init__(self, *texts: str) -> None:
+        self.texts = texts
+
+    def decide(self, state: AgentState, request: LLMRequest) -> LLMResponse:
+        return LLMResponse(self.texts[state.step - 1], "fixed-plan", Usage())
+
+
+def test_a_reply_nested_too_deep_is_not_json_and_the_loop_ends_stuck() -> None:
+    run = lab(decider=Replies(DEEP, DEEP))[0].run("Check T-601.")
+    assert (run.reason, run.trace.codes("model"), run.calls) == ("stuck", ["not_json", "not_json"], ())
+
+
+def test_a_mixed_proposal_never_reaches_the_gate() -> None:
+    mixed = '{"action": "call", "tool": "get_ticket", "arguments": {"ticket_id": "T-601"}, "answer": "Open."}'
+    agent, _ = lab(decider=Replies(mixed, mixed))
+    run = agent.run("Check T-601.")
+    assert (run.reason, run.trace.codes("model")) == ("stuck", [BAD_PROPOSAL, BAD_PROPOSAL])
+    assert agent.gate.audit.events == []
+
+
+@pytest.mark.parametrize("field, value", [
+    ("max_steps", "3"), ("max_steps", True), ("max_steps", 2.5), ("max_stuck", "2"),
+    ("max_seconds", float("inf")), ("max_seconds", float("nan")), ("max_seconds", "5"), ("max_seconds", True),
+    ("max_cost", 0.005), ("max_cost", "0.005"), ("max_cost", Decimal("Infinity")), ("max_cost", Decimal("NaN")),
+])
+def test_run_budget_is_strict_and_finite(field: str, value: object) -> None:
+    with pytest.raises(ValidationError) as exc:
+        RunBudget(**{field: value})
+    assert exc.value.errors()[0]["loc"] == (field,)
+
+
+def test_run_budget_keeps_the_course_page_forms() -> None:
+    assert RunBudget(max_steps=3).max_steps == 3
+    assert RunBudget(max_seconds=5.0).max_seconds == RunBudget(max_seconds=5).max_seconds == 5.0
+    assert RunBudget(max_cost=Decimal("0.005")).max_cost == Decimal("0.005")

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from evidencedesk.agent.scenarios import (
     AGENT_DATA,
@@ -97,3 +98,72 @@ def test_lab_wires_a_fresh_agent() -> None:
 def test_lab_rejects_an_unknown_model() -> None:
     with pytest.raises(ValueError, match="'oracle'"):
         lab(model="oracle")
+
+
+# Regression tests for the attack findings: strict rows, strict JSON, known users and tasks, lab arguments.
+@pytest.mark.parametrize("change, field", [
+    ({"grant": "yes"}, "grant"),
+    ({"grant": "false"}, "grant"),
+    ({"grant": 0}, "grant"),
+    ({"slow": "0.5"}, "slow"),
+    ({"limits": {"max_steps": "3"}}, "limits.max_steps"),
+    ({"limits": {"max_steps": True}}, "limits.max_steps"),
+    ({"limits": {"max_seconds": "4"}}, "limits.max_seconds"),
+    ({"limits": {"max_cost": 0.005}}, "limits.max_cost"),  # a float is never money
+    ({"limits": {"max_cost": "1e3"}}, "limits.max_cost"),
+    ({"limits": {"max_cost": " 0.005"}}, "limits.max_cost"),
+    ({"limits": {"max_cost": "0"}}, "limits.max_cost"),
+    ({"expect": {"status": "done", "reason": "done", "calls": [], "emails": "0"}}, "expect.emails"),
+    ({"user": "mallory"}, "user"),
+    ({"user": "Kwame"}, "user"),
+    ({"task": "refund"}, "task"),
+    ({"id": "s\u0660\u0661"}, "id"),
+])
+def test_rows_are_strict_and_name_line_and_field(tmp_path: Path, change: dict, field: str) -> None:
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps(good_line()) + "\n" + json.dumps({**good_line(), "id": "s02", **change}) + "\n")
+    with pytest.raises(ScenarioError) as exc:
+        load_scenarios(path)
+    assert str(exc.value).startswith(f"rows.jsonl line 2: field {field}:")
+
+
+def test_max_cost_is_a_decimal_string_and_the_real_table_keeps_loading(tmp_path: Path) -> None:
+    s05 = ROWS["s05"]
+    assert s05["limits"] == {"max_cost": "0.005"} and check_scenario(s05) == []
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps({**good_line(), "user": "", "limits": {"max_cost": "0.5"}}) + "\n")
+    assert load_scenarios(path)[0]["user"] == ""  # "" (nobody signed in) is a known user
+
+
+@pytest.mark.parametrize("line, reason", [
+    ("[" * 100_000 + "]" * 100_000, "nested more than"),
+    ('{"id": "s01", "id": "s02"}', "repeated key 'id'"),
+    ('{"id": "s01", "slow": NaN}', "NaN is not a JSON number"),
+])
+def test_lines_that_break_strict_json_are_named(tmp_path: Path, line: str, reason: str) -> None:
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps(good_line()) + "\n" + line + "\n")
+    with pytest.raises(ScenarioError, match=f"rows.jsonl line 2: not JSON \\({reason}"):
+        load_scenarios(path)
+
+
+def test_a_file_that_is_not_utf8_or_is_missing_names_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "rows.jsonl"
+    path.write_bytes(json.dumps(good_line()).replace("refund", "r\u00e9fund").encode("latin-1"))
+    with pytest.raises(ScenarioError, match="rows.jsonl: cannot read the scenario table \\(UnicodeDecodeError\\)"):
+        load_scenarios(path)
+    with pytest.raises(ScenarioError, match="absent.jsonl: cannot read"):
+        load_scenarios(tmp_path / "absent.jsonl")
+
+
+@pytest.mark.parametrize("slow", [-1, -0.5, float("nan"), float("inf"), "0.5", True])
+def test_lab_refuses_a_bad_slow_naming_it(slow: object) -> None:
+    with pytest.raises(ValueError, match="slow must be a finite number of seconds >= 0"):
+        lab(slow=slow)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("user", [None, 7, ["kwame"]])
+def test_lab_names_user_id_for_a_user_that_is_not_text(user: object) -> None:
+    with pytest.raises(ValidationError) as exc:
+        lab(user=user)  # type: ignore[arg-type]
+    assert exc.value.errors()[0]["loc"] == ("user_id",)

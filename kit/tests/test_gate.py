@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from oddvalues import Unprintable, UnprintableKey, deeply_nested
 from pydantic import ValidationError
 
 from evidencedesk import DATA_DIR
@@ -255,3 +256,40 @@ def test_default_policy_grants() -> None:
 def test_policy_rejects_bad_configuration(kwargs: dict) -> None:
     with pytest.raises(ValidationError):
         Policy(**kwargs)
+
+
+# Regression tests for the attack findings: input so odd that checking it used to raise out of run().
+
+
+class HashlessName(str):
+    def __hash__(self) -> int:
+        raise RuntimeError("no hash")
+
+
+@pytest.mark.parametrize(
+    ("call", "code", "message"),
+    [
+        (ToolCall("c1", "get_ticket", {"ticket_id": deeply_nested()}), INVALID_ARGUMENTS, "ticket_id: Input should"),
+        (ToolCall("c1", "get_ticket", {"ticket_id": 10**5000}), INVALID_ARGUMENTS, "ticket_id: Input should"),
+        (ToolCall("c1", "get_ticket", {"ticket_id": Unprintable()}), INVALID_ARGUMENTS, "ticket_id: Input should"),
+        (ToolCall("c1", "get_ticket", {UnprintableKey(): "T-601"}), INVALID_ARGUMENTS, "ticket_id: Field required"),
+        (ToolCall("c1", Unprintable(), {}), NOT_ALLOWED, "tool '<Unprintable>' is not available"),  # type: ignore[arg-type]
+        (ToolCall(Unprintable(), "get_ticket", {}), INVALID_ARGUMENTS, "call.id: expected a str"),  # type: ignore[arg-type]
+        (ToolCall("c1", HashlessName("get_ticket"), {}), INVALID_ARGUMENTS,
+         "call: could not be checked (RuntimeError)"),  # only the last-resort guard catches this one
+    ],
+)
+def test_odd_objects_come_back_as_audited_error_results(call: ToolCall, code: str, message: str) -> None:
+    gate, outbox = make_gate()
+    result = gate.run(call, "triage", "run-1", "kwame")
+    assert (result.code, result.error["message"][: len(message)]) == (code, message)
+    assert [(e["outcome"], e["detail"][: len(message)]) for e in gate.audit.events] == [(code, message)]
+    assert outbox.sent == []
+
+
+def test_the_audit_log_survives_values_that_cannot_be_printed() -> None:
+    gate, _ = make_gate()
+    gate.run(READ, Unprintable(), Unprintable(), Unprintable())  # type: ignore[arg-type]
+    [event] = gate.audit.events
+    assert (event["run_id"], event["task"], event["caller"], event["outcome"]) == (
+        "<Unprintable>", "<Unprintable>", "<Unprintable>", INVALID_ARGUMENTS)

@@ -171,3 +171,36 @@ def test_kit_price_file_is_valid_json_with_string_prices() -> None:
 
     raw = json.loads((DATA_DIR / "prices.json").read_text(encoding="utf-8"))
     assert all(isinstance(v, str) for entry in raw.values() for v in entry.values())
+
+
+# Regression tests for the attack findings: only a plain decimal string is a price, and the file is strict JSON.
+@pytest.mark.parametrize(
+    ("content", "named"),
+    [
+        ('{"m": {"input": "0.1", "output": "0.1"}, "m": {"input": "0", "output": "0"}}', "repeated key 'm'"),
+        ('{"": {"input": "0.1", "output": "0.1"}}', "entry '': a model name"),
+        ('{"my model": {"input": "0.1", "output": "0.1"}}', "entry 'my model': a model name"),
+        ('{"m1": {"input": "1E+999999999", "output": "0.1"}}', "entry 'm1' must be"),
+        ('{"m2": {"input": " 1 ", "output": "0.1"}}', "entry 'm2' must be"),
+        ('{"m3": {"input": "1_000", "output": "0.1"}}', "entry 'm3' must be"),
+        ('{"m4": {"input": "Infinity", "output": "0.1"}}', "entry 'm4' must be"),
+        ('{"m5": {"input": "+1", "output": "0.1"}}', "entry 'm5' must be"),
+        ('{"m6": {"input": ".5", "output": "0.1"}}', "entry 'm6' must be"),
+        ('{"m7": {"input": "0.1", "output": "0.1", "cached": "0"}}', "entry 'm7' must be"),
+        ('{"m8": {"input": NaN, "output": "0.1"}}', "NaN is not a JSON number"),
+        ('{"m9": {"input": Infinity, "output": "0.1"}}', "Infinity is not a JSON number"),
+        ("[" * 100_000 + "]" * 100_000, "nested more than"),
+    ],
+)
+def test_price_table_takes_plain_decimal_strings_only(tmp_path: Path, content: str, named: str) -> None:
+    path = tmp_path / "prices.json"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(PriceTableError) as exc:
+        load_prices(path)
+    assert str(exc.value).startswith("prices.json: ") and named in str(exc.value)
+
+
+def test_plain_decimal_prices_load_exactly(tmp_path: Path) -> None:
+    path = tmp_path / "prices.json"
+    path.write_text('{"m": {"input": "0.000003", "output": "12"}, "free": {"input": "0", "output": "0.0"}}')
+    assert load_prices(path) == {"m": Price(Decimal("0.000003"), Decimal("12")), "free": Price(Decimal(0), Decimal(0))}

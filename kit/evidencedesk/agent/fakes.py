@@ -19,7 +19,7 @@ from evidencedesk.usage import request_tokens
 FAKE_MODEL = "fake-agent-1"  # the name the fakes report; it has an entry in the price table
 BLOCK = re.compile(r'<([a-z_]+) source="([^"]*)">\n(.*?)\n</\1>', re.DOTALL)
 POLICY_WORDS = re.compile(r"\b(refund|return|policy)", re.IGNORECASE)
-TICKET = re.compile(r"T-\d{3,6}")
+TICKET = re.compile(r"T-[0-9]{3,6}")
 # what "wander" reads, one new item per step; every item exists, so every call succeeds
 DOCUMENTS = ("kc-returns-v3", "kc-shipping-v2", "kc-warranty-v1", "kc-privacy-v4")
 WANDER = [("lookup_document", {"doc_id": d}) for d in DOCUMENTS]

@@ -25,6 +25,7 @@ from evidencedesk.context import ContextPart, build_messages
 from evidencedesk.gate import CALL_LIMIT, NEEDS_APPROVAL, NOT_ALLOWED, ToolGate
 from evidencedesk.llm import LLMClient, LLMRequest, LLMResponse, Usage
 from evidencedesk.security import Session
+from evidencedesk.strictjson import parse_json
 from evidencedesk.tools import ToolCall, fingerprint
 from evidencedesk.usage import Ledger, UsageRecord, cost_of, record_usage, request_tokens
 
@@ -47,11 +48,12 @@ class RunBudget(BaseModel):
 
     max_steps (int, model decisions), max_seconds (float, seconds on the injected clock),
     max_cost (Decimal, credits; an invented unit), max_stuck (int, failed or rejected steps in a row).
-    Raises pydantic.ValidationError naming the field when a limit is not > 0 or is unknown.
+    Strict: no strings or bools for numbers, no float for max_cost, no NaN or infinity.
+    Raises pydantic.ValidationError naming the field when a limit is not > 0, of the wrong type, or unknown.
     Example: RunBudget(max_steps=3)
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
     max_steps: int = Field(default=8, gt=0)
     max_seconds: float = Field(default=60.0, gt=0)
     max_cost: Decimal = Field(default=Decimal("0.05"), gt=0)
@@ -76,7 +78,8 @@ class Run:
 class Proposal(BaseModel):
     """What a decider asks for: call one tool, or finish with an answer and its sources.
 
-    Strict: unknown fields and wrong types are rejected; a "call" must name a tool.
+    Strict: unknown fields and wrong types are rejected; a "call" must name a tool and carries no answer
+    or sources; a "finish" carries no tool or arguments.
     Example: Proposal(action="call", tool="get_ticket", arguments={"ticket_id": "T-601"})
     """
 
@@ -88,21 +91,25 @@ class Proposal(BaseModel):
     sources: list[str] = Field(default_factory=list, max_length=20)
 
     @model_validator(mode="after")
-    def call_names_a_tool(self) -> Proposal:
+    def fields_fit_the_action(self) -> Proposal:
         if self.action == "call" and not self.tool:
             raise ValueError("a call needs a tool name")
+        extra = self.model_fields_set & ({"answer", "sources"} if self.action == "call" else {"tool", "arguments"})
+        if extra:
+            raise ValueError(f"a {self.action} does not carry {sorted(extra)}")
         return self
 
 
 def parse_proposal(text: str) -> tuple[Proposal | None, str]:
     """Parse a model reply into a Proposal.
 
-    text: the reply (str). Returns (proposal, "ok"), or (None, NOT_JSON) when it is not JSON, or
-    (None, BAD_PROPOSAL) when it is JSON of the wrong shape. Never raises.
+    text: the reply (str). Returns (proposal, "ok"), or (None, NOT_JSON) when it is not a str of strict
+    JSON (see strictjson.parse_json: no NaN, repeated keys or deep nesting), or (None, BAD_PROPOSAL) when
+    it is JSON of the wrong shape. Never raises.
     Example: parse_proposal("Sure, I will look.") == (None, "not_json")
     """
     try:
-        data = json.loads(text)
+        data = parse_json(text)
     except (TypeError, ValueError):
         return None, NOT_JSON
     try:
@@ -121,7 +128,7 @@ def ticket_fact(data: dict[str, Any] | None) -> tuple[str, str] | None:
     if not isinstance(data, dict):
         return None
     ticket, status = data.get("id"), data.get("status")
-    if not (isinstance(ticket, str) and re.fullmatch(r"T-\d{3,6}", ticket)):
+    if not (isinstance(ticket, str) and re.fullmatch(r"T-[0-9]{3,6}", ticket)):
         return None
     if not (isinstance(status, str) and re.fullmatch(r"[a-z_]{1,20}", status)):
         return None

@@ -16,14 +16,18 @@ import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
-from evidencedesk.context import ContextPart, keep_history
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from evidencedesk.context import MAX_PART_CHARS, ContextPart, keep_history
 from evidencedesk.llm import Message
 from evidencedesk.security import KEY_SHAPE, SECRET, injection_signals, personal_data
+from evidencedesk.strictjson import read_json
 
-KEY = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")  # e.g. "ticket-t-601"
-SOURCE = re.compile(r"^(tool:[a-z_]{1,40}:o[1-9][0-9]{0,3}|user:turn-[1-9][0-9]{0,3})$")  # where a fact came from
+# \Z, not $: "$" also matches before a final newline, so "ticket-t-601\n" would pass
+KEY = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}\Z")  # e.g. "ticket-t-601"
+SOURCE = re.compile(r"^(tool:[a-z_]{1,40}:o[1-9][0-9]{0,3}|user:turn-[1-9][0-9]{0,3})\Z")  # where a fact came from
 
 # write() codes, in the order the rules are checked
 OK = "ok"
@@ -67,6 +71,52 @@ class MemoryFileError(ValueError):
     """A saved memory file that cannot be read back; the message names the path and the problem."""
 
 
+class MemorySettings(BaseModel):
+    """The owner and limits of one SessionMemory, checked strictly: no bools or strings for numbers,
+    no NaN or infinity, a note no longer than a context part may be.
+
+    Raises pydantic.ValidationError (a ValueError) naming the field.
+    Example: MemorySettings(owner="kwame", ttl_s=600, max_notes=4, max_chars=120, max_turns=6)
+    """
+
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, frozen=True)
+    owner: str = Field(min_length=1, max_length=40)
+    ttl_s: float = Field(gt=0)
+    max_notes: int = Field(gt=0)
+    max_chars: int = Field(gt=0, le=MAX_PART_CHARS)
+    max_turns: int = Field(ge=0)
+
+
+class _SavedNote(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+    key: str
+    text: str
+    source: str
+    owner: str
+    expires_at: float
+
+
+class _SavedTurn(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    role: Literal["user", "assistant"]
+    content: str
+
+
+class _SavedMemory(MemorySettings):
+    """The whole file written by save(): the settings, the notes and the turns."""
+
+    notes: list[_SavedNote]
+    turns: list[_SavedTurn]
+
+
+def _problem(exc: Exception) -> str:
+    """A one-line reason: the first field and message of a ValidationError (no values echoed), else the text."""
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        return f"{'.'.join(str(p) for p in first['loc']) or 'file'}: {first['msg']}"
+    return f"{type(exc).__name__}: {exc}"
+
+
 def _require_str(**values: object) -> None:
     """Raise TypeError naming the first argument that is not a str."""
     for name, value in values.items():
@@ -77,24 +127,19 @@ def _require_str(**values: object) -> None:
 class SessionMemory:
     """Bounded, expiring session memory for one user.
 
-    Args: owner (str, the user the memory belongs to), clock (callable returning seconds),
-    ttl_s (seconds a note lives), max_notes (int, notes held at once), max_chars (int, per note),
-    max_turns (int, raw turns kept).
-    Raises ValueError naming the argument when owner is empty or a limit is not positive.
+    Args: owner (str, the user the memory belongs to, 1-40 characters), clock (callable returning
+    seconds), ttl_s (finite seconds a note lives), max_notes (int, notes held at once), max_chars (int,
+    per note, at most 20,000), max_turns (int, raw turns kept).
+    Raises pydantic.ValidationError (a ValueError) naming the argument when owner is empty or a limit is
+    not a positive number of the right type (see MemorySettings).
     Example: SessionMemory("kwame", ManualClock()).write("ticket-t-601", "T-601 status is open", "tool:get_ticket:o1")
     """
 
     def __init__(self, owner: str, clock: Callable[[], float], ttl_s: float = 600, max_notes: int = 4,
                  max_chars: int = 120, max_turns: int = 6) -> None:
-        if not owner:
-            raise ValueError("owner must be a non-empty user id")
-        for name, value in (("ttl_s", ttl_s), ("max_notes", max_notes), ("max_chars", max_chars)):
-            if value <= 0:
-                raise ValueError(f"{name} must be > 0, got {value!r}")
-        if max_turns < 0:
-            raise ValueError(f"max_turns must be >= 0, got {max_turns!r}")
-        self.owner, self.clock, self.ttl_s = owner, clock, ttl_s
-        self.max_notes, self.max_chars, self.max_turns = max_notes, max_chars, max_turns
+        s = MemorySettings(owner=owner, ttl_s=ttl_s, max_notes=max_notes, max_chars=max_chars, max_turns=max_turns)
+        self.owner, self.clock, self.ttl_s = s.owner, clock, s.ttl_s
+        self.max_notes, self.max_chars, self.max_turns = s.max_notes, s.max_chars, s.max_turns
         self._notes: dict[str, Note] = {}
         self._turns: list[Message] = []
         self.refused: list[tuple[str, str]] = []  # (key, code) of notes load() would not take back
@@ -175,25 +220,27 @@ class SessionMemory:
         Path(path).write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
 
     @classmethod
-    def load(cls, path: str | Path, clock: Callable[[], float]) -> SessionMemory:
-        """Read a file written by save(). Every note goes through write() again, so a tampered note is
-        refused (listed in .refused as (key, code)); kept notes keep their original expires_at.
+    def load(cls, path: str | Path, clock: Callable[[], float], *, owner: str | None = None) -> SessionMemory:
+        """Read a file written by save(). The file is checked strictly as a whole (settings, note fields,
+        turn roles and texts); then every note goes through write() again, so a tampered note is refused
+        (listed in .refused as (key, code)); kept notes keep their original expires_at. Turns are
+        trimmed to max_turns as add_turn() does.
 
-        Raises MemoryFileError naming the path when the file is missing, not JSON or badly shaped.
-        Example: SessionMemory.load(Path(folder) / "memory.json", clock).notes()
+        owner (str or None): the user who is loading; a file whose owner differs is refused, so a file
+        rewritten to another user's name never loads as theirs.
+        Raises MemoryFileError naming the path and the problem when the file is missing, not UTF-8,
+        not strict JSON, badly shaped or typed, or owned by someone other than owner.
+        Example: SessionMemory.load(Path(folder) / "memory.json", clock, owner="kwame").notes()
         """
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-            memory = cls(data["owner"], clock, data["ttl_s"], data["max_notes"], data["max_chars"], data["max_turns"])
-            notes = [Note(**n) for n in data["notes"]]
-            turns = [(t["role"], t["content"]) for t in data["turns"]]
-            for note in notes:
-                if not all(isinstance(v, str) for v in (note.key, note.text, note.source, note.owner)):
-                    raise TypeError(f"note {note.key!r} has a field that is not text")
-                if isinstance(note.expires_at, bool) or not isinstance(note.expires_at, (int, float)):
-                    raise TypeError(f"note {note.key!r} has no numeric expires_at")
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise MemoryFileError(f"memory file {path}: {exc}") from exc
+            saved = _SavedMemory.model_validate(read_json(path))
+        except (OSError, ValueError) as exc:  # ValidationError and UnicodeDecodeError are ValueErrors
+            raise MemoryFileError(f"memory file {path}: {_problem(exc)}") from exc
+        if owner is not None and saved.owner != owner:
+            raise MemoryFileError(f"memory file {path}: it belongs to {saved.owner!r}, not to {str(owner)[:40]!r}")
+        memory = cls(saved.owner, clock, saved.ttl_s, saved.max_notes, saved.max_chars, saved.max_turns)
+        notes = [Note(n.key, n.text, n.source, n.owner, n.expires_at) for n in saved.notes]
+        turns = [(t.role, t.content) for t in saved.turns]
         for note in notes:
             result = memory.write(note.key, note.text, note.source, about=note.owner)
             if not result.ok:
@@ -201,7 +248,7 @@ class SessionMemory:
                 continue
             # keep the saved expiry, but a file can never make a note live longer than a fresh write
             fresh = memory._notes[note.key]
-            memory._notes[note.key] = replace(fresh, expires_at=min(float(note.expires_at), fresh.expires_at))
+            memory._notes[note.key] = replace(fresh, expires_at=min(note.expires_at, fresh.expires_at))
         for role, content in turns:
             memory.add_turn(role, content)
         return memory

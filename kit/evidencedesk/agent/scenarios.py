@@ -10,7 +10,8 @@ Left out: real users, real models and approvals (next page).
 
 from __future__ import annotations
 
-import json
+import math
+import re
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
@@ -25,11 +26,13 @@ from evidencedesk.agent.state import REASONS
 from evidencedesk.gate import ToolGate, default_policy
 from evidencedesk.llm import LLMClient
 from evidencedesk.security import Session
+from evidencedesk.strictjson import parse_json
 from evidencedesk.tools import DocumentStore, Outbox, TicketStore, ToolRegistry, default_registry
-from evidencedesk.usage import Ledger, ManualClock, SlowClient
+from evidencedesk.usage import PLAIN_DECIMAL, Ledger, ManualClock, SlowClient
 
 AGENT_DATA = DATA_DIR / "agent"
 USERS: dict[str, tuple[str, ...]] = {"kwame": ("triage", "reply"), "lena": ("triage",)}  # user -> tasks allowed
+TASKS = tuple(default_policy().allow)  # the tasks a row may name: "triage", "reply"
 
 
 class ScenarioError(ValueError):
@@ -45,9 +48,13 @@ def lab(model: str = "sensible", *, decider: Decider | None = None, user: str = 
     user (str, "" = not signed in), task ("triage" or "reply"), grant (bool, allow the email write
     for "reply"), budget (RunBudget, default limits when None), slow (float, seconds each model
     call takes on the clock; 0 = instant), max_calls (int, gate limit on tool calls per run).
-    Returns (agent, outbox). Raises ValueError naming the model kind when it is unknown.
+    Returns (agent, outbox). Raises ValueError naming the model kind when it is unknown, or naming slow
+    when it is not a finite number >= 0; pydantic.ValidationError naming user_id when user is not a str.
     Example: agent, outbox = lab(model="obey", task="reply", grant=True)
     """
+    if isinstance(slow, bool) or not isinstance(slow, int | float) or not 0 <= slow < math.inf:
+        raise ValueError(f"slow must be a finite number of seconds >= 0, got {slow!r}")
+    session = Session(user_id=user, tasks=USERS.get(user, ()) if isinstance(user, str) else ())
     clock = ManualClock()
     outbox = Outbox()
     registry = _registry(outbox)
@@ -55,7 +62,6 @@ def lab(model: str = "sensible", *, decider: Decider | None = None, user: str = 
     client: LLMClient = FakeModel(model)
     if slow > 0:
         client = SlowClient(client, clock, base_s=slow)
-    session = Session(user, USERS.get(user, ()))
     memory = SessionMemory(user or "anonymous", clock)
     agent = Agent(decider or ModelDecider(client), gate, session, task, budget or RunBudget(), clock, Ledger(), memory)
     return agent, outbox
@@ -69,20 +75,30 @@ def _registry(outbox: Outbox) -> ToolRegistry:
 
 
 class Limits(BaseModel):
-    """The limits a row may set: RunBudget fields, and max_calls for the gate."""
+    """The limits a row may set: RunBudget fields, and max_calls for the gate. Strict types; max_cost is
+    written as a decimal string ("0.005"), since JSON has no decimal type and a float is never money."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
     max_steps: int | None = Field(default=None, gt=0)
     max_seconds: float | None = Field(default=None, gt=0)
     max_cost: Decimal | None = Field(default=None, gt=0)
     max_stuck: int | None = Field(default=None, gt=0)
     max_calls: int | None = Field(default=None, gt=0)
 
+    @field_validator("max_cost", mode="before")
+    @classmethod
+    def cost_from_text(cls, value: object) -> object:
+        if isinstance(value, str):
+            if not re.fullmatch(PLAIN_DECIMAL, value):
+                raise ValueError(f"max_cost must be a plain decimal string like \"0.005\", got {value[:20]!r}")
+            return Decimal(value)
+        return value
+
 
 class Expect(BaseModel):
     """What a row expects of its run."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     status: Literal["running", "awaiting_approval", "done", "stopped"]
     reason: str
     calls: list[str]
@@ -97,10 +113,10 @@ class Expect(BaseModel):
 
 
 class Scenario(BaseModel):
-    """One row of scenarios.jsonl."""
+    """One row of scenarios.jsonl. Strict types: "yes" is not a bool and "3" is not an int."""
 
-    model_config = ConfigDict(extra="forbid")
-    id: str = Field(pattern=r"^s\d{2}$")
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+    id: str = Field(pattern=r"^s[0-9]{2}$")
     model: Literal["sensible", "hallucinate", "garbage", "early_finish", "obey", "loop", "wander"]
     user: str
     task: str
@@ -111,25 +127,45 @@ class Scenario(BaseModel):
     expect: Expect
     why: str = Field(min_length=1)
 
+    @field_validator("user")
+    @classmethod
+    def known_user(cls, value: str) -> str:
+        if value and value not in USERS:
+            raise ValueError(f"unknown user {value[:40]!r}; known users: {', '.join(USERS)} (or \"\" for nobody)")
+        return value
+
+    @field_validator("task")
+    @classmethod
+    def known_task(cls, value: str) -> str:
+        if value not in TASKS:
+            raise ValueError(f"unknown task {value[:40]!r}; known tasks: {', '.join(TASKS)}")
+        return value
+
 
 def load_scenarios(path: str | Path | None = None) -> list[dict[str, Any]]:
     """Read and validate the scenario table, one JSON object per line (blank lines skipped).
 
     path (str or Path; default kit/data/agent/scenarios.jsonl). Returns the rows as dicts, in order.
-    Raises ScenarioError naming the line number and the field for a row that is not valid JSON or
-    not a valid Scenario, or a repeated id.
+    Raises ScenarioError naming the file when it cannot be read as UTF-8 text, and the line number
+    and the field for a row that is not strict JSON (see strictjson.parse_json), not a valid
+    Scenario (strict types, a known user and task), or a repeated id.
     Example: load_scenarios()[0]["id"] == "s01"
     """
     path = Path(path) if path is not None else AGENT_DATA / "scenarios.jsonl"
+    try:
+        lines = path.read_text(encoding="utf-8").split("\n")  # not splitlines(): JSON text may hold U+2028
+    except (OSError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
+        raise ScenarioError(f"{path.name}: cannot read the scenario table ({type(exc).__name__})") from exc
     rows: list[dict[str, Any]] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = parse_json(line)
+        except ValueError as exc:
+            raise ScenarioError(f"{path.name} line {number}: not JSON ({exc})") from exc
+        try:
             Scenario.model_validate(row)
-        except json.JSONDecodeError as exc:
-            raise ScenarioError(f"{path.name} line {number}: not JSON ({exc.msg})") from exc
         except ValidationError as exc:
             first = exc.errors()[0]
             field = ".".join(str(part) for part in first["loc"]) or "row"
