@@ -202,7 +202,7 @@ def accept(report: PageReport, approved_outputs: dict[str, str], path: Path) -> 
         elif o.block.key in approved_outputs or o.replaces:  # a failing block keeps what was approved
             key = o.block.key if o.block.key in approved_outputs else o.replaces
             entries.append((key, approved_outputs[key]))
-    kept = {key for key, _ in entries}
+    kept = {key for key, _ in entries} | {o.replaces for o in report.outcomes}  # an edit is reported above
     for key in approved_outputs:
         if key not in kept:
             report.changes.append(f"{report.page}, key {key}: dropped (its block is gone)")

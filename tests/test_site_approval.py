@@ -132,6 +132,7 @@ def test_an_edited_block_shows_the_diff_against_its_previous_output(make_site):
 
     assert accepted.code == 0, accepted
     assert f"accepted: docs/index.md, {label(after, 2)}, key {key_of(line)}: code edited" in accepted.output
+    assert "dropped" not in accepted.output  # the old key is the edited block's, not a block that is gone
     assert [entry.splitlines()[1] for entry in approved_entries(site.approved())] == ["first", "total: 5", "last"]
     assert site.build().code == 0
 
