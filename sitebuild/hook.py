@@ -125,8 +125,10 @@ def _read_approved(path: Path, name: str) -> tuple[dict[str, str], str]:
         return {}, ""
     try:
         return approved.parse(path.read_text(encoding="utf-8"), name), ""
-    except (approved.ApprovedFileError, UnicodeDecodeError, OSError) as error:
-        return {}, f"{name} cannot be read ({error}); delete it and run `make accept` to write it again"
+    except approved.ApprovedFileError as error:  # names the file and the line
+        return {}, f"{error}; fix or delete the file, then run `make accept`"
+    except (UnicodeDecodeError, OSError) as error:
+        return {}, f"{name} cannot be read ({error.__class__.__name__}); delete it, then run `make accept`"
 
 
 def on_page_content(html_text: str, page, config, files) -> str:
