@@ -190,7 +190,8 @@ def test_a_passing_page_shows_no_failure(rendered):
 
 def test_serve_mode_builds_and_shows_each_failure_on_the_page(make_site):
     report, extra = fence("import kit_module\nkit_module.report()"), fence("print('soon gone')")
-    site = make_site({"index.md": page(report, extra)}, {"kit_module.py": KIT})
+    gone = fence("print('gone too')")  # the raising block below takes extra's place; this one is stale
+    site = make_site({"index.md": page(report, extra, gone)}, {"kit_module.py": KIT})
     assert site.accept().code == 0
     markdown = page(report, fence("raise ValueError('boom <b>')"))
     site.page("index.md", markdown)
