@@ -17,6 +17,7 @@ Left out: running blocks in the MkDocs process, which would keep kit modules cac
 from __future__ import annotations
 
 import html
+import logging
 import os
 import re
 import sys
@@ -59,6 +60,8 @@ class SiteState:
     reports: dict[str, PageReport] = field(default_factory=dict)
     current: PageReport | None = None
     problems: list[str] = field(default_factory=list)
+    warnings: list[str] | None = None  # in serve mode: MkDocs' own warnings (links, anchors), to show on pages
+    destinations: dict[str, str] = field(default_factory=dict)  # page src_uri -> its built HTML file
 
     def rel(self, path: Path) -> str:
         return path.resolve().relative_to(self.root).as_posix()
@@ -84,6 +87,7 @@ def on_config(config):
     _site = SiteState(mode, root, Path(config.docs_dir).resolve(), root / "data", float(timeout))
     if mode == "serve":
         config.strict = False  # serving goes on through failures; they show on the page instead
+        _site.warnings = _watch_mkdocs_warnings()
     for language in ("python", "py"):
         markdown_exec.formatters[language] = partial(format_block, language="python")
     for language in ("bash", "sh"):
@@ -99,6 +103,7 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
     approved_file = approved.approved_path(site.data_dir, page.file.src_uri)
     report = PageReport(page_path, site.rel(approved_file))
     site.reports[page.file.src_uri] = report
+    site.destinations[page.file.src_uri] = page.file.abs_dest_path
     site.current = report
     try:
         blocks, scanned = page_blocks(markdown), True
@@ -206,8 +211,45 @@ def _failure_box(title: str, detail: str, md=None) -> str:
     )
 
 
+class _WarningList(logging.Handler):
+    """Keeps the text of MkDocs' own warnings (not this hook's) during one serve rebuild."""
+
+    def __init__(self, messages: list[str]) -> None:
+        super().__init__(logging.WARNING)
+        self.messages = messages
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not record.name.startswith(log.name):
+            self.messages.append(record.getMessage())
+
+
+def _watch_mkdocs_warnings() -> list[str]:
+    mkdocs_log = logging.getLogger("mkdocs")
+    for old in [h for h in mkdocs_log.handlers if type(h).__name__ == "_WarningList"]:  # from the last rebuild
+        mkdocs_log.removeHandler(old)
+    messages: list[str] = []
+    mkdocs_log.addHandler(_WarningList(messages))
+    return messages
+
+
+def _show_link_warnings(site: SiteState) -> None:
+    """Serve mode: put MkDocs' warnings about a page (broken links and anchors) on the page itself."""
+    for src_uri in site.reports:
+        found = [m for m in site.warnings if m.startswith(f"Doc file '{src_uri}'")]
+        page_file = Path(site.destinations[src_uri])
+        if not found or not page_file.is_file():
+            continue
+        text = page_file.read_text(encoding="utf-8")
+        start = text.find(">", text.find("<article")) + 1
+        if start:
+            boxes = "".join(_failure_box("This page has a broken link", m) for m in found)
+            page_file.write_text(text[:start] + boxes + text[start:], encoding="utf-8")
+
+
 def on_post_build(config) -> None:
     site = _site
+    if site.warnings is not None:
+        _show_link_warnings(site)
     expected = {approved.approved_path(site.data_dir, src).resolve() for src in site.reports}
     changes = [c for r in site.reports.values() for c in r.changes]
     for path in sorted(site.data_dir.rglob("*.txt")) if site.data_dir.is_dir() else []:

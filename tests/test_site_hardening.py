@@ -137,3 +137,16 @@ def test_a_block_whose_key_changed_but_not_its_output_says_so(make_site):
 
     assert EDITED_SAME in line
     assert "new key" in site.accept().output
+
+
+def test_serve_mode_shows_a_broken_link_and_anchor_on_the_page(make_site):
+    markdown = page(fence("print(1)"), "See [nowhere](missing.md) and [no heading](#no-such-heading).\n")
+    site = make_site({"index.md": markdown})
+    assert site.accept().code == 0
+
+    built = site.build("--no-strict", mode="serve")
+
+    assert built.code == 0, built
+    html = site.html()
+    assert html.count('<p class="admonition-title">This page has a broken link</p>') == 2
+    assert "contains a link &#x27;missing.md&#x27;" in html and "#no-such-heading" in html
