@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 
 import pytest
 
 from sitebuild.verify import EDITED_SAME, MAX_OUTPUT_CHARS, UNSTABLE
-from tests.conftest import approved_entries, failure_line, fence, label, page
+from tests.conftest import REPO_ROOT, approved_entries, failure_line, fence, label, page, run_command, subprocess_env
 
 pytestmark = pytest.mark.site
 
@@ -150,3 +151,14 @@ def test_serve_mode_shows_a_broken_link_and_anchor_on_the_page(make_site):
     html = site.html()
     assert html.count('<p class="admonition-title">This page has a broken link</p>') == 2
     assert "contains a link &#x27;missing.md&#x27;" in html and "#no-such-heading" in html
+
+
+def test_bench_prints_one_line_per_page_with_blocks(make_site):
+    site = make_site({"index.md": page(fence("print(1)"), fence("echo 2", "bash")), "plain.md": page("No blocks.")})
+
+    result = run_command([sys.executable, "-m", "sitebuild", "bench", "-f", str(site.config), "--runs", "1"],
+                         REPO_ROOT, subprocess_env())
+
+    assert result.code == 0, result
+    lines = result.output.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("docs/index.md") and " 2 blocks " in lines[0]
