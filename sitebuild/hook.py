@@ -143,16 +143,15 @@ def on_page_content(html_text: str, page, config, files) -> str:
     # so a block counts as shown only when its marker reached the page.
     hidden = [o.block for o in report.outcomes if _marker(o.block.key) not in html_text]
     html_text = MARKER.sub("", html_text)
-    for block in hidden:
-        report.problems.append(
-            f"{block.label} ran, but the page does not show it as a block (an indented code block, "
-            "or a fence Markdown reads as text?); fix its fence"
-        )
+    unseen = [
+        f"{block.label} ran, but the page does not show it as a block (an indented code block, "
+        "or a fence Markdown reads as text?); fix its fence"
+        for block in hidden
+    ]
+    report.problems.extend(unseen)
     for message in report.failures():
         (log.warning if _site.mode == "serve" else log.error)(message)
-    if hidden:
-        html_text = "".join(_failure_box("This page failed verification", p) for p in report.problems) + html_text
-    return html_text
+    return "".join(_failure_box("This page failed verification", p) for p in unseen) + html_text
 
 
 def format_block(*, code: str, md, language: str, **options) -> str:
