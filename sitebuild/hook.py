@@ -118,8 +118,8 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
     if site.mode == "accept" and not file_problem and scanned:  # never approve what could not be read
         refuse_unstable(report, run_blocks(blocks, site.root, page_path, site.timeout))
         accept(report, approved_outputs, approved_file)
-    if report.problems:
-        boxes = "".join(_failure_box("This page failed verification", p) for p in report.problems)
+    if report.page_problems:
+        boxes = "".join(_failure_box("This page failed verification", p) for p in report.page_problems)
         markdown = boxes + "\n\n" + markdown
     return markdown
 

@@ -54,7 +54,8 @@ class PageReport:
         page: the page's path from the repo root, e.g. "docs/advanced/agent.md".
         approved_file: its approved outputs' path from the repo root.
         outcomes: one per block, in page order.
-        problems: problems of the page as a whole (a stale approved output, a bad file), one line each.
+        problems: problems of the page as a whole (a bad fence, a bad file), one line each.
+        stale: one line per approved output whose block is gone (accept drops them).
         changes: in accept mode, what was rewritten.
     """
 
@@ -62,11 +63,17 @@ class PageReport:
     approved_file: str
     outcomes: list[Outcome] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)
     changes: list[str] = field(default_factory=list)
+
+    @property
+    def page_problems(self) -> list[str]:
+        """The problems of the page as a whole, stale approved outputs included."""
+        return self.problems + self.stale
 
     def failures(self) -> list[str]:
         """Every failure of the page as a message naming page, block and reason, with details indented."""
-        messages = [f"{self.page}: {p}" for p in self.problems]
+        messages = [f"{self.page}: {p}" for p in self.page_problems]
         for o in self.outcomes:
             if o.problem:
                 detail = "".join(f"\n    {line[:300]}" for line in o.detail.splitlines()[-40:])
@@ -117,7 +124,7 @@ def verify(report: PageReport, blocks: list[Block], results: list[Result], appro
     """Fill report with each block's outcome against the approved outputs, and the stale entries.
 
     Args:
-        report: the page's report; outcomes and problems are appended.
+        report: the page's report; outcomes and stale entries are appended.
         blocks: the page's blocks, in order.
         results: their results, same order.
         approved_outputs: {key: output} from the page's approved file ({} when there is none).
@@ -136,7 +143,7 @@ def verify(report: PageReport, blocks: list[Block], results: list[Result], appro
     for key in approved_outputs:
         if key not in keys and key not in replaced:
             first_line = approved_outputs[key].split("\n", 1)[0][:60]
-            report.problems.append(
+            report.stale.append(
                 f"{report.approved_file} holds an approved output for {key!r} (first line: {first_line!r}), "
                 "a block no longer on the page; run `make accept` to drop it"
             )
@@ -206,7 +213,7 @@ def accept(report: PageReport, approved_outputs: dict[str, str], path: Path) -> 
     for key in approved_outputs:
         if key not in kept:
             report.changes.append(f"{report.page}, key {key}: dropped (its block is gone)")
-    report.problems = [p for p in report.problems if "no longer on the page" not in p]
+    report.stale = []
     text = approved.render(report.page, entries) if entries else ""
     old = path.read_text(encoding="utf-8") if path.exists() else ""
     if text != old:

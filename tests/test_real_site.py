@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import subprocess_env
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def build(site_dir: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
-    env.pop("SITEBUILD_MODE", None)
     command = [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(ROOT / "mkdocs.yml"), "-d", str(site_dir)]
-    return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    return subprocess.run(command, cwd=ROOT, env=subprocess_env(), capture_output=True, text=True, check=False)
 
 
 @pytest.fixture(scope="module")

@@ -117,7 +117,7 @@ class Scenario(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
     id: str = Field(pattern=r"^s[0-9]{2}$")
-    model: Literal["sensible", "hallucinate", "garbage", "early_finish", "obey", "loop", "wander"]
+    model: str
     user: str
     task: str
     goal: str = Field(min_length=1, max_length=300)
@@ -127,19 +127,26 @@ class Scenario(BaseModel):
     expect: Expect
     why: str = Field(min_length=1)
 
+    @field_validator("model")
+    @classmethod
+    def known_model(cls, value: str) -> str:
+        return _one_of(value, FakeModel.KINDS, "model")
+
     @field_validator("user")
     @classmethod
     def known_user(cls, value: str) -> str:
-        if value and value not in USERS:
-            raise ValueError(f"unknown user {value[:40]!r}; known users: {', '.join(USERS)} (or \"\" for nobody)")
-        return value
+        return value and _one_of(value, tuple(USERS), "user")  # "" stands for nobody signed in
 
     @field_validator("task")
     @classmethod
     def known_task(cls, value: str) -> str:
-        if value not in TASKS:
-            raise ValueError(f"unknown task {value[:40]!r}; known tasks: {', '.join(TASKS)}")
-        return value
+        return _one_of(value, TASKS, "task")
+
+
+def _one_of(value: str, known: tuple[str, ...], what: str) -> str:
+    if value not in known:
+        raise ValueError(f"unknown {what} {value[:40]!r}; known: {', '.join(known)}")
+    return value
 
 
 def load_scenarios(path: str | Path | None = None) -> list[dict[str, Any]]:
