@@ -8,6 +8,7 @@ Left out: real provider prices, real latency, caching, retries and rate limits.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from decimal import Decimal
@@ -44,11 +45,14 @@ class CallTimeout(RuntimeError):
 class ManualClock:
     """A clock that moves only when told to. Call it to read the time in seconds.
 
-    Args: start (float, seconds). Raises (advance): ValueError for a negative step, TypeError for a non-number.
+    Args: start (float, seconds). Raises (advance): ValueError for a negative or non-finite step (nan, inf),
+    TypeError for a non-number.
     Example: clock = ManualClock(); clock.advance(1.5); clock() -> 1.5
     """
 
     def __init__(self, start: float = 0.0) -> None:
+        if isinstance(start, bool) or not isinstance(start, int | float) or not math.isfinite(start):
+            raise ValueError(f"start must be a finite number of seconds, got {start!r}")
         self.now = float(start)
 
     def __call__(self) -> float:
@@ -61,6 +65,8 @@ class ManualClock:
         """
         if isinstance(seconds, bool) or not isinstance(seconds, int | float):
             raise TypeError(f"seconds must be a number, got {type(seconds).__name__}")
+        if not math.isfinite(seconds):  # nan would make every later time comparison false
+            raise ValueError(f"seconds must be a finite number, got {seconds}")
         if seconds < 0:
             raise ValueError(f"a clock cannot go back: seconds={seconds}")
         self.now += seconds

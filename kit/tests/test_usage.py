@@ -38,12 +38,21 @@ def test_manual_clock_moves_only_when_advanced() -> None:
     assert clock.advance(2.5) == 12.5 and clock() == 12.5
 
 
-@pytest.mark.parametrize(("step", "error"), [(-0.1, ValueError), ("1", TypeError), (None, TypeError)])
+@pytest.mark.parametrize(
+    ("step", "error"),
+    [(-0.1, ValueError), ("1", TypeError), (None, TypeError), (float("nan"), ValueError), (float("inf"), ValueError)],
+)
 def test_manual_clock_rejects_bad_steps(step: object, error: type[Exception]) -> None:
     clock = ManualClock()
     with pytest.raises(error, match="seconds"):
         clock.advance(step)  # type: ignore[arg-type]
     assert clock() == 0.0
+
+
+@pytest.mark.parametrize("start", [float("nan"), float("-inf"), "0", True])
+def test_manual_clock_refuses_a_start_that_is_not_a_finite_number(start: object) -> None:
+    with pytest.raises(ValueError, match="start must be a finite number"):
+        ManualClock(start)  # type: ignore[arg-type]
 
 
 def test_kit_price_table_has_the_course_models_as_decimals() -> None:
