@@ -12,14 +12,14 @@ timeout, no output) are never approved: they are reported and the command exits 
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
+import logging
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 from sitebuild.blocks import page_blocks
+from sitebuild.build import build_site
 from sitebuild.verify import run_blocks
 
 
@@ -34,11 +34,8 @@ def accept(config_file: str) -> int:
 
     Example: accept("mkdocs.yml") == 0
     """
-    # the two variables silence banners that Material and mkdocs-gen-files print about MkDocs 2
-    env = {**os.environ, "SITEBUILD_MODE": "accept", "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
     with tempfile.TemporaryDirectory(prefix="sitebuild-accept-") as site_dir:
-        command = [sys.executable, "-m", "mkdocs", "build", "--no-strict", "-q", "-f", config_file, "-d", site_dir]
-        return subprocess.run(command, env=env, check=False).returncode
+        return build_site(config_file, site_dir, mode="accept", strict=False)
 
 
 def bench(docs: Path, root: Path, runs: int) -> None:
@@ -62,6 +59,16 @@ def bench(docs: Path, root: Path, runs: int) -> None:
         print(f"{name:<50} {len(blocks):>3} blocks  min {min(seconds):6.2f} s  max {max(seconds):6.2f} s")
 
 
+def _log_to_stderr() -> None:
+    """Show MkDocs' warnings and errors as its CLI does with -q: one line each, level first."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(levelname)-8s-  %(message)s"))
+    mkdocs_log = logging.getLogger("mkdocs")
+    mkdocs_log.addHandler(handler)
+    mkdocs_log.setLevel(logging.WARNING)
+    mkdocs_log.propagate = False
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m sitebuild", description=__doc__.splitlines()[0])
     parser.add_argument("command", choices=["accept", "bench"])
@@ -72,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         root = Path(args.config_file).resolve().parent
         bench(root / "docs", root, max(1, args.runs))
         return 0
+    _log_to_stderr()
     return accept(args.config_file)
 
 

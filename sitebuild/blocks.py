@@ -1,44 +1,74 @@
-"""Find the executed code blocks of a page, in page order, and give each a stable key.
+"""A page's executed code blocks, as Markdown reads them, in page order, each with a stable key.
 
-A page's Markdown is scanned for markdown-exec fences (```` ```python exec="on" ```` and
-```` ```bash exec="on" ````), including fences nested in admonitions or tabs. Fences that do not
-execute, and anything inside them, are skipped, so a page can show an exec fence as an example.
+Markdown is the single source of truth: fences.discover() converts the page with the site's own
+Markdown extensions (pymdownx.superfences) and records each fence that asks to run, with its code
+and options exactly as the renderer sees them (tabs expanded, nesting removed), and whether it
+reaches the page. So the blocks that run are the blocks the reader sees, with the code they see.
+
+A plain line scanner (scan) adds what Markdown does not keep: the line of each fence in the file,
+and the fences that ask to run but that Markdown reads as text (a fence it cannot parse, exec on a
+language nobody runs). Those fail the build, naming their line, instead of showing as text.
 
 Each block's key names its entry in the page's approved outputs: the block's `id` option if it
 has one, else its language and a hash of its code. A key does not depend on the block's position,
 so inserting a block changes only its own entry.
 
-Left out: parsing Markdown in full. The scanner knows fences, which is all a block needs.
+Left out: parsing Markdown ourselves. The scanner only finds fence lines; Markdown decides.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+
+from sitebuild import fences as fence_reader
 
 LANGUAGES = {"python": "python", "py": "python", "bash": "bash", "sh": "bash"}
 # markdown-exec fences that render without running code at build time: left to markdown-exec.
-NOT_RUN = {"md", "markdown", "tree", "pyodide"}
-# Options a block may carry, and what each accepts. Everything else is an author's typo.
+NOT_RUN = set(fence_reader.NOT_RUN)
+SOURCE_LAYOUTS = ("above", "below", "block", "material-block", "tabbed-left", "tabbed-right", "console")
+# Options a block may carry, and what each accepts. Everything else is refused with a reason.
 OPTIONS = {
-    "exec": "on",
+    "exec": "on (or yes, true, 1)",
     "id": "a short name: lowercase letters, digits and dashes",
     "show": "all (source and output, the default), output (output only) or none (a hidden check)",
     "output": "text (shown verbatim, the default) or markdown (rendered, e.g. a Mermaid diagram)",
     "timeout": "seconds, a whole number from 1 to 3600",
     "title": "the title above the source (default Python or Bash)",
+    "hl_lines": 'source lines to highlight, e.g. "2" or "1 3-4"',
+    "linenums": 'the number of the first source line, e.g. "1", to number the lines',
+    "source": "where the source goes: " + ", ".join(SOURCE_LAYOUTS) + " (markdown-exec's layouts)",
+    "tabs": 'the two tab titles of a tabbed layout, e.g. "Source|Result"',
+    "result": "a language to highlight the output with, e.g. json; it stays escaped text",
+    "returncode": "the exit code a bash block must end with, a whole number from 0 to 255 (default 0)",
+    "workdir": "a folder to run in, relative to the site root and inside it",
+    "width": "the terminal width in columns (COLUMNS), a whole number from 20 to 500 (default 100)",
+    "updatetoc": "yes or no: whether headings in a Markdown output join the table of contents",
+    "idprefix": "a prefix for the HTML ids of headings in a Markdown output",
+    "html": "off: the output is never put on the page as raw HTML",
+}
+REFUSED = {  # markdown-exec options this site cannot honour, and why
+    "html": 'html="on" would put the output on the page as live HTML, and this site shows every output as '
+    'escaped text; to render generated Markdown (a Mermaid diagram, a table) use output="markdown"',
+    "session": "a page's python blocks always share one session, in page order, and each page starts a fresh "
+    "one; remove the session option",
+    "isolate": "every page already runs in a fresh interpreter of its own; remove the isolate option",
 }
 SHOW = ("all", "output", "none")
 OUTPUT = ("text", "markdown")
 ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,59}$")
-FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`]*?)[ \t]*$")
+HL_LINES = re.compile(r"^\d+(?:-\d+)?(?:[ \t]+\d+(?:-\d+)?)*$")
+ANNOTATION = re.compile(r"#\s*\(\d+\)!?\s*$")  # Material's code annotation marker, e.g. `# (1)!`
+HIDE = "markdown-exec: hide"  # a line ending with this comment runs but is not shown
+FENCE_OPEN = re.compile(r"^(?P<indent>[ \t>]*?)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`]*?)[ \t]*$")
 OPTION = re.compile(r"""([A-Za-z_][\w-]*)=(?:"([^"]*)"|'([^']*)'|(\S+))""")
 FALSE = {"", "no", "off", "false", "0"}
 
 
 class BlockError(ValueError):
-    """A block an author wrote that the site cannot run: an unknown option or a bad value."""
+    """A block an author wrote that the site cannot run as written; the message names the block and line."""
 
 
 @dataclass(frozen=True)
@@ -47,11 +77,12 @@ class Block:
 
     Attributes:
         index: position among the page's executed blocks, from 1.
-        line: line of the opening fence in the page, from 1.
+        line: line of the opening fence in the page's file (front matter counted), from 1; 0 if unknown.
         language: "python" or "bash".
-        code: the block's code, with the fence's indentation removed.
-        options: the fence's options, as written (exec, id, show, output, timeout, title).
+        code: the block's code as it runs (Markdown's reading: nesting removed, tabs expanded).
+        options: the fence's options, as written.
         key: the block's entry in the approved outputs (see module docstring).
+        shown: False when Markdown would show the fence as text (inside an indented code block).
     """
 
     index: int
@@ -60,27 +91,58 @@ class Block:
     code: str
     options: dict[str, str] = field(default_factory=dict)
     key: str = ""
+    shown: bool = True
 
     @property
     def label(self) -> str:
         """How messages name the block, e.g. "block 3 (python, line 120)"."""
-        return f"block {self.index} ({self.language}, line {self.line})"
+        return f"block {self.index} ({self.language}, line {self.line or '?'})"
 
     @property
     def show(self) -> str:
+        """all, output or none: what of the block the page shows."""
         return self.options.get("show", "all")
 
     @property
     def output_format(self) -> str:
         return self.options.get("output", "text")
 
+    @property
+    def layout(self) -> str:
+        """Where the source goes relative to the output: one of SOURCE_LAYOUTS (default above)."""
+        return self.options.get("source", "above")
+
+    @property
+    def shown_code(self) -> str:
+        """The code as the page shows it: lines ending in `# markdown-exec: hide` left out."""
+        return "\n".join(line for line in self.code.split("\n") if not line.rstrip().endswith(HIDE))
+
+    @property
+    def returncode(self) -> int:
+        return int(self.options.get("returncode", "0"))
+
+    @property
+    def workdir(self) -> str:
+        return self.options.get("workdir", "")
+
+    @property
+    def width(self) -> int:
+        return int(self.options.get("width", "100"))
+
     def timeout(self, default: float) -> float:
         """Seconds this block may run: its own timeout option, else the site default."""
         return float(self.options.get("timeout", default))
 
+    def run_signature(self, default_timeout: float) -> tuple:
+        """Everything about the block that can change what it prints: what a cached run is keyed on.
+
+        Display options (title, hl_lines, show, source, ...) are left out on purpose.
+        """
+        return (self.language, self.code, self.timeout(default_timeout), self.workdir, self.width)
+
 
 def normalize(code: str) -> str:
-    """Code as compared between the scanner and the formatter: no blank edges, no trailing spaces."""
+    """Code as compared between two readings: no blank edges, no trailing spaces."""
     return "\n".join(line.rstrip() for line in code.strip("\n").splitlines())
 
 
@@ -111,41 +173,73 @@ def is_executed(options: dict[str, str]) -> bool:
     return options.get("exec", "no").strip().lower() not in FALSE
 
 
-def check_options(options: dict[str, str]) -> None:
-    """Raise BlockError naming the first unknown option or bad value; return None when all are fine."""
+def _whole(text: str, low: int, high: int) -> bool:
+    return re.fullmatch(r"[0-9]{1,4}", text) is not None and low <= int(text) <= high
+
+
+def check_options(language: str, options: dict[str, str], code: str = "") -> None:
+    """Raise BlockError naming the first option the site cannot honour, and why; return None when all are fine.
+
+    Args:
+        language: "python" or "bash"; options: the fence's options as written; code: the block's code.
+
+    Example: check_options("python", {"exec": "on", "colour": "red"})  # raises BlockError: unknown option ...
+    """
     for name, value in options.items():
+        if name in REFUSED and not (name == "html" and value.strip().lower() in FALSE):
+            raise BlockError(f"option {name}={value!r} is refused: {REFUSED[name]}")
         if name not in OPTIONS:
-            known = ", ".join(OPTIONS)
-            raise BlockError(f"unknown option {name}={value!r}; this site's blocks accept: {known}")
-    checks = {
+            bare = " (a word without a value: option names hold letters, digits and underscores, so hl-lines reads " \
+                   "as hl and lines; write hl_lines)" if value == name else ""
+            raise BlockError(f"unknown option {name}={value!r}{bare}; this site's blocks accept: {', '.join(OPTIONS)}")
+    checks: dict[str, Callable[[str], bool]] = {
         "id": lambda v: bool(ID.match(v)),
         "show": lambda v: v in SHOW,
         "output": lambda v: v in OUTPUT,
-        "timeout": lambda v: re.fullmatch(r"[0-9]{1,4}", v) is not None and 1 <= int(v) <= 3600,
+        "timeout": lambda v: _whole(v, 1, 3600),
+        "hl_lines": lambda v: bool(HL_LINES.match(v.strip())),
+        "linenums": lambda v: _whole(v, 1, 9999),
+        "source": lambda v: v in SOURCE_LAYOUTS,
+        "tabs": lambda v: len(re.split(r"(?<!\\)\|", v)) == 2,
+        "result": lambda v: re.fullmatch(r"[\w#+.-]{1,30}", v) is not None,
+        "returncode": lambda v: _whole(v, 0, 255),
+        "workdir": lambda v: v != "" and not v.startswith(("/", "~")) and ".." not in re.split(r"[\\/]", v),
+        "width": lambda v: _whole(v, 20, 500),
+        "updatetoc": lambda v: v.lower() in {"yes", "no", "on", "off", "true", "false", "1", "0"},
+        "idprefix": lambda v: re.fullmatch(r"[A-Za-z0-9_-]{0,30}", v) is not None,
     }
     for name, ok in checks.items():
         if name in options and not ok(options[name]):
             raise BlockError(f"option {name}={options[name]!r} is not valid: expected {OPTIONS[name]}")
+    if "show" in options and "source" in options:
+        raise BlockError('options show and source both say what to show; keep one (source="above" is show="all")')
+    if options.get("output") == "markdown" and ("result" in options or options.get("source") == "console"):
+        raise BlockError('output="markdown" renders the output, so it cannot also be highlighted (result) or '
+                         'joined to the source (source="console")')
+    if language == "python" and options.get("returncode", "0") != "0":
+        raise BlockError("returncode applies to bash blocks; a python block that shows an error should catch it "
+                         "and print it")
+    for number, line in enumerate(code.split("\n"), start=1):
+        if ANNOTATION.search(line):
+            raise BlockError(f"code line {number} holds a code annotation marker ({line.strip()!r}); annotations "
+                             "are not supported on executed blocks, whose output box would sit between the code and "
+                             "its list: annotate a plain fence of the same code instead")
 
 
 def _closes(line: str, fence: str) -> bool:
-    stripped = line.strip()
+    stripped = line.strip(" \t>")
     return len(stripped) >= len(fence) and set(stripped) == {fence[0]}
 
 
-def _dedent(lines: list[str], indent: str) -> str:
-    return "\n".join(line[len(indent):] if line.startswith(indent) else line.lstrip() for line in lines)
-
-
 def scan(markdown: str) -> list[tuple[int, str, str, dict[str, str]]]:
-    """Find the executed fences of a page.
+    """Find the lines that open fences asking to run (exec on), skipping the contents of other fences.
 
     Args:
-        markdown: the page's Markdown source.
+        markdown: the page's Markdown source (after its front matter).
 
     Returns:
-        One (line, language as written, code, options) per executed fence, in page order.
-        An unclosed executed fence runs to the end of the page, as in Markdown.
+        One (line, language as written, code, options) per fence, in page order. The code keeps
+        its raw indentation; it only serves to pair a fence with what Markdown read.
 
     Example: scan('```bash exec="on"\\necho hi\\n```') == [(1, "bash", "echo hi", {"exec": "on"})]
     """
@@ -156,54 +250,96 @@ def scan(markdown: str) -> list[tuple[int, str, str, dict[str, str]]]:
         if not opening:
             i += 1
             continue
-        fence, indent = opening.group("fence"), opening.group("indent")
+        fence = opening.group("fence")
         language, options = parse_info(opening.group("info"))
         end = i + 1
         while end < len(lines) and not _closes(lines[end], fence):
             end += 1
         if is_executed(options):
-            found.append((i + 1, language, _dedent(lines[i + 1 : end], indent), options))
+            found.append((i + 1, language, "\n".join(lines[i + 1 : end]), options))
         i = end + 1
     return found
 
 
-def page_blocks(markdown: str) -> list[Block]:
-    """The executed blocks of a page, keyed, in page order.
+def _squeeze(code: str) -> str:
+    """Code without any whitespace: equal for the scanner's raw lines and Markdown's dedented ones."""
+    return "".join(code.replace(">", "").split())
+
+
+def _pair_lines(found: list[fence_reader.Fence], scanned: list[tuple]) -> tuple[list[int], list[tuple]]:
+    """The file line of each fence Markdown found, and the scanned fences Markdown did not read as blocks."""
+    lines, used, start = [], set(), 0
+    for fence in found:
+        want = (LANGUAGES.get(fence.language, fence.language), _squeeze(fence.code))
+        match = next((j for j in range(start, len(scanned)) if j not in used
+                      and (LANGUAGES.get(scanned[j][1], scanned[j][1]), _squeeze(scanned[j][2])) == want), None)
+        if match is None:  # Markdown changed the code beyond whitespace: take the next unpaired fence line
+            match = next((j for j in range(start, len(scanned)) if j not in used), None)
+        if match is None:
+            lines.append(0)
+            continue
+        used.add(match)
+        start = match + 1
+        lines.append(scanned[match][0])
+    return lines, [s for j, s in enumerate(scanned) if j not in used]
+
+
+def page_blocks(markdown: str, make_markdown: Callable | None = None, line_offset: int = 0) -> list[Block]:
+    """The executed blocks of a page, keyed, in page order, as Markdown reads them.
 
     Args:
-        markdown: the page's Markdown source.
+        markdown: the page's Markdown source, after its front matter.
+        make_markdown: a factory of markdown.Markdown configured like the site (fences.site_markdown);
+            None for the site's default extensions.
+        line_offset: lines before `markdown` in the file (its front matter), so lines count as an editor shows them.
 
     Returns:
         A list of Block. Keys are unique within the page: a repeated block gets "-2", "-3", ...
 
     Raises:
-        BlockError: a block runs a language other than python or bash (console, pycon), an unknown option,
-            a bad option value, or an id another block already uses. The message names the line.
+        BlockError: a block runs a language other than python or bash (console, pycon), carries an option
+            the site cannot honour or a bad value, reuses an id, or a fence asks to run but Markdown reads
+            it as text. The message names the block and its line.
 
     Example: page_blocks('```python exec="on"\\nprint(1)\\n```')[0].key == "python-" + 8 hex digits
     """
-    blocks: list[Block] = []
-    used: set[str] = set()
-    runnable = [fence for fence in scan(markdown) if fence[1] not in NOT_RUN]
-    for index, (line, language, code, options) in enumerate(runnable, start=1):
-        where = f"block {index} (line {line})"
+    found = fence_reader.discover(markdown, make_markdown)
+    lines, unread = _pair_lines(found, scan(markdown))
+    for line, language, _, _ in unread:
+        if language in NOT_RUN:
+            continue
+        where = f"line {line + line_offset}"
         if language not in LANGUAGES:
             raise BlockError(f"{where}: exec is on for language {language!r}; this site runs python and bash blocks")
+        raise BlockError(f"{where}: this fence asks to run, but Markdown reads it as text, so it would show as a "
+                         "paragraph and never run; check the fence line (an option Markdown cannot parse, e.g. a "
+                         "name with a dash or an unclosed quote) and its indentation")
+    blocks: list[Block] = []
+    used: set[str] = set()
+    for index, (fence, line) in enumerate(zip(found, lines, strict=True), start=1):
+        line = line + line_offset if line else 0
+        where = f"block {index} (line {line or '?'})"
+        if fence.language not in LANGUAGES:
+            raise BlockError(f"{where}: exec is on for language {fence.language!r}; this site runs python and bash "
+                             "blocks")
+        if not fence.shown:
+            raise BlockError(f"{where}: Markdown shows this fence as text (inside an indented code block?), so the "
+                             "page would never show it as a block; fix its indentation")
+        language = LANGUAGES[fence.language]
         try:
-            check_options(options)
+            check_options(language, fence.options, fence.code)
         except BlockError as error:
             raise BlockError(f"{where}: {error}") from None
-        lang = LANGUAGES[language]
-        if "id" in options:
-            key = options["id"]
+        if "id" in fence.options:
+            key = fence.options["id"]
             if key in used:
                 raise BlockError(f"{where}: id {key!r} is already used by another block of this page")
         else:
-            base = f"{lang}-{hashlib.sha256(normalize(code).encode()).hexdigest()[:8]}"
+            base = f"{language}-{hashlib.sha256(normalize(fence.code).encode()).hexdigest()[:8]}"
             key, n = base, 1
             while key in used:
                 n += 1
                 key = f"{base}-{n}"
         used.add(key)
-        blocks.append(Block(index, line, lang, code, options, key))
+        blocks.append(Block(index, line, language, fence.code, dict(fence.options), key, fence.shown))
     return blocks

@@ -1,10 +1,16 @@
 """MkDocs hook: run every python and bash block through the site's runner, verify, and render.
 
-markdown-exec stays the authoring syntax; this hook swaps its python and bash formatters (the
-public `markdown_exec.formatters` mapping) for ours. For each page, on_page_markdown runs all the
-page's blocks in page order, one fresh interpreter per page, and checks them against the approved
-outputs in data/; the formatters then render each block from those results: the source titled
-"Python" or "Bash", then the output verbatim, titled "Output".
+markdown-exec fences stay the authoring syntax; fences.install() points superfences' fences for
+python and bash at this machinery. A build goes:
+
+1. on_files: each page is read as MkDocs will read it, and Markdown finds its executed blocks
+   (blocks.page_blocks); each page's blocks are queued to run in a pool of `extra.block_jobs`
+   workers (default: one per CPU), one fresh interpreter per page. In `make serve`, a page whose
+   run would be the same as last time reuses its cached results instead (cache.py).
+2. on_page_markdown: waits for the page's results and holds them against its approved outputs.
+3. While MkDocs renders the page, each fence is drawn from those results (render.py): the source
+   titled "Python" or "Bash", then the output, escaped, titled "Output".
+4. on_page_content: puts the page's failures on it and logs them, in page order.
 
 Modes, from the SITEBUILD_MODE environment variable:
 - build (default, `make site`): every failure is logged with page, block and reason; the build fails.
@@ -16,13 +22,12 @@ Left out: running blocks in the MkDocs process, which would keep kit modules cac
 
 from __future__ import annotations
 
-import html
 import logging
 import os
 import re
 import sys
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 
 # A rebuild in `make serve` loads this hook anew; drop the machinery's cached modules so edits show.
@@ -32,39 +37,86 @@ _MACHINERY_PARENT = str(Path(__file__).resolve().parents[1])
 if _MACHINERY_PARENT not in sys.path:
     sys.path.insert(0, _MACHINERY_PARENT)
 
-import markdown_exec  # noqa: E402
-from markdown_exec import MarkdownConverter, code_block  # noqa: E402
 from mkdocs.exceptions import PluginError  # noqa: E402
 from mkdocs.plugins import get_plugin_logger  # noqa: E402
+from mkdocs.utils.meta import get_data  # noqa: E402
 
-from sitebuild import approved  # noqa: E402
-from sitebuild.blocks import BlockError, normalize, page_blocks  # noqa: E402
+from sitebuild import approved, cache, fences, render  # noqa: E402
+from sitebuild.blocks import Block, BlockError, page_blocks  # noqa: E402
+from sitebuild.runner import Result  # noqa: E402
 from sitebuild.verify import PageReport, accept, refuse_unstable, run_blocks, verify  # noqa: E402
 
 log = get_plugin_logger("verified-blocks")
 MODE_ENV = "SITEBUILD_MODE"
 MODES = ("build", "serve", "accept")
-TITLES = {"python": "Python", "bash": "Bash"}
 MARKER = re.compile(r"<!-- sitebuild block \S+ -->")
 
 
 @dataclass
+class PagePlan:
+    """One page's blocks, read before any page renders, and their run (queued, running or done)."""
+
+    markdown: str
+    blocks: list[Block]
+    problems: list[str]
+    run: Future
+    reused: bool = False
+    cache_key: str = ""
+
+    def results(self) -> tuple[list[Result], list[Result] | None]:
+        """The page's results, and a second run's in accept mode; waits for the run to end."""
+        return self.run.result()
+
+
+@dataclass
 class SiteState:
-    """What one build knows: its mode, where things are, and each page's report."""
+    """What one build knows: its mode, where things are, each page's plan and report."""
 
     mode: str
     root: Path
     docs_dir: Path
     data_dir: Path
     timeout: float
+    jobs: int
+    inputs: list[str]
+    make_markdown: object = None
+    pool: ThreadPoolExecutor | None = None
+    cache: cache.OutputCache | None = None
+    environment: str = ""
+    plans: dict[str, PagePlan] = field(default_factory=dict)
     reports: dict[str, PageReport] = field(default_factory=dict)
     current: PageReport | None = None
+    rendered: int = 0  # fences rendered so far on the current page
     problems: list[str] = field(default_factory=list)
     warnings: list[str] | None = None  # in serve mode: MkDocs' own warnings (links, anchors), to show on pages
     destinations: dict[str, str] = field(default_factory=dict)  # page src_uri -> its built HTML file
 
     def rel(self, path: Path) -> str:
         return path.resolve().relative_to(self.root).as_posix()
+
+    def plan(self, src_uri: str, markdown: str, source: str) -> PagePlan:
+        """Find a page's blocks and queue their run (or take it from the cache in serve mode)."""
+        page_path = self.rel(self.docs_dir / src_uri)
+        offset = source[: len(source) - len(markdown)].count("\n") if source.endswith(markdown) else 0
+        try:
+            blocks, problems = page_blocks(markdown, self.make_markdown, offset), []
+        except BlockError as error:
+            blocks, problems = [], [str(error)]
+        key = cache.page_key(blocks, self.timeout, self.environment) if self.cache else ""
+        stored = self.cache.get(page_path, key) if self.cache and blocks else None
+        if stored is not None and len(stored) == len(blocks):
+            done: Future = Future()
+            done.set_result((stored, None))
+            return PagePlan(markdown, blocks, problems, done, reused=True)
+        twice = self.mode == "accept"
+        run = self.pool.submit(_run_page, blocks, self.root, page_path, self.timeout, twice)
+        return PagePlan(markdown, blocks, problems, run, cache_key=key)
+
+
+def _run_page(blocks: list[Block], root: Path, page: str, timeout: float, twice: bool):
+    """A pool task: run a page's blocks once (twice in accept mode, one run after the other)."""
+    first = run_blocks(blocks, root, page, timeout)
+    return first, (run_blocks(blocks, root, page, timeout) if twice else None)
 
 
 _site: SiteState | None = None
@@ -73,6 +125,15 @@ _site: SiteState | None = None
 def on_startup(command: str, dirty: bool) -> None:
     if command == "serve":
         os.environ[MODE_ENV] = "serve"  # survives the hook's reload on every rebuild
+
+
+def _number(config, name: str, default, low: int, high: int, whole: bool = False):
+    value = config.extra.get(name, default)
+    kinds = int if whole else int | float
+    if isinstance(value, bool) or not isinstance(value, kinds) or not low <= value <= high:
+        kind = "a whole number" if whole else "a number"
+        raise PluginError(f"mkdocs.yml extra.{name}={value!r}: expected {kind} from {low} to {high}")
+    return value
 
 
 def on_config(config):
@@ -84,43 +145,60 @@ def on_config(config):
     timeout = config.extra.get("block_timeout", 60)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= 3600:
         raise PluginError(f"mkdocs.yml extra.block_timeout={timeout!r}: expected a number of seconds from 1 to 3600")
-    _site = SiteState(mode, root, Path(config.docs_dir).resolve(), root / "data", float(timeout))
+    jobs = _number(config, "block_jobs", os.cpu_count() or 1, 1, 256, whole=True)
+    inputs = config.extra.get("block_inputs", list(cache.DEFAULT_INPUTS))
+    if not isinstance(inputs, list) or not all(isinstance(i, str) and i and not i.startswith("/") for i in inputs):
+        raise PluginError(f"mkdocs.yml extra.block_inputs={inputs!r}: expected a list of paths relative to mkdocs.yml")
+    _site = SiteState(mode, root, Path(config.docs_dir).resolve(), root / "data", float(timeout), jobs, inputs)
     if mode == "serve":
         config.strict = False  # serving goes on through failures; they show on the page instead
         _site.warnings = _watch_mkdocs_warnings()
-    for language in ("python", "py"):
-        markdown_exec.formatters[language] = partial(format_block, language="python")
-    for language in ("bash", "sh"):
-        markdown_exec.formatters[language] = partial(format_block, language="bash")
-    for language in ("pycon", "console"):  # markdown-exec would run these itself, pycon inside this process
-        markdown_exec.formatters[language] = partial(refuse_block, language=language)
     return config
+
+
+def on_files(files, config):
+    """Read every page as MkDocs will, find its blocks, and queue their runs before the first page renders."""
+    site = _site
+    fences.install(config.mdx_configs)  # after every plugin's on_config, markdown-exec's included
+    site.make_markdown = fences.site_markdown(config.markdown_extensions, config.mdx_configs)
+    site.pool = ThreadPoolExecutor(max_workers=site.jobs, thread_name_prefix="sitebuild-page")
+    if site.mode == "serve":
+        site.cache = cache.OutputCache(site.root / cache.FOLDER)
+        site.environment = cache.environment_digest(site.root, site.inputs, site.timeout)
+    for file in files.documentation_pages():
+        try:
+            source = file.content_string
+        except (OSError, UnicodeDecodeError):
+            continue  # MkDocs reports an unreadable page itself
+        markdown, _ = get_data(source)
+        site.plans[file.src_uri] = site.plan(file.src_uri, markdown, source)
+    return files
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
     site = _site
-    page_path = site.rel(site.docs_dir / page.file.src_uri)
-    approved_file = approved.approved_path(site.data_dir, page.file.src_uri)
+    src_uri = page.file.src_uri
+    page_path = site.rel(site.docs_dir / src_uri)
+    plan = site.plans.get(src_uri)
+    if plan is None or plan.markdown != markdown:  # another plugin changed the page: read it again
+        plan = site.plans[src_uri] = site.plan(src_uri, markdown, page.file.content_string)
+    approved_file = approved.approved_path(site.data_dir, src_uri)
     report = PageReport(page_path, site.rel(approved_file))
-    site.reports[page.file.src_uri] = report
-    site.destinations[page.file.src_uri] = page.file.abs_dest_path
-    site.current = report
-    try:
-        blocks, scanned = page_blocks(markdown), True
-    except BlockError as error:
-        report.problems.append(str(error))
-        blocks, scanned = [], False
+    site.reports[src_uri] = report
+    site.destinations[src_uri] = page.file.abs_dest_path
+    site.current, site.rendered = report, 0
+    report.problems.extend(plan.problems)
     approved_outputs, file_problem = _read_approved(approved_file, report.approved_file)
     if file_problem:
         report.problems.append(file_problem)
-    results = run_blocks(blocks, site.root, page_path, site.timeout)
-    verify(report, blocks, results, approved_outputs)
-    if site.mode == "accept" and not file_problem and scanned:  # never approve what could not be read
-        refuse_unstable(report, run_blocks(blocks, site.root, page_path, site.timeout))
+    results, second = plan.results()
+    verify(report, plan.blocks, results, approved_outputs)
+    if site.mode == "accept" and not file_problem and not plan.problems:  # never approve what could not be read
+        refuse_unstable(report, second)
         accept(report, approved_outputs, approved_file)
-    if report.page_problems:
-        boxes = "".join(_failure_box("This page failed verification", p) for p in report.page_problems)
-        markdown = boxes + "\n\n" + markdown
+    if site.cache and not plan.reused and plan.blocks and all(o.run_ok for o in report.outcomes):
+        site.cache.put(page_path, plan.cache_key, results)
+    fences.set_handler(_render_fence)
     return markdown
 
 
@@ -136,78 +214,50 @@ def _read_approved(path: Path, name: str) -> tuple[dict[str, str], str]:
         return {}, f"{name} cannot be read ({error.__class__.__name__}); delete it, then run `make accept`"
 
 
-def on_page_content(html_text: str, page, config, files) -> str:
-    """After rendering: every block that ran must be on the page; then log the page's failures."""
-    report = _site.reports[page.file.src_uri]
-    # Markdown may call a formatter and still drop its HTML (a fence inside an indented code block),
-    # so a block counts as shown only when its marker reached the page.
-    hidden = [o.block for o in report.outcomes if _marker(o.block.key) not in html_text]
-    html_text = MARKER.sub("", html_text)
-    unseen = [
-        f"{block.label} ran, but the page does not show it as a block (an indented code block, "
-        "or a fence Markdown reads as text?); fix its fence"
-        for block in hidden
-    ]
-    report.problems.extend(unseen)
-    for message in report.failures():
-        (log.warning if _site.mode == "serve" else log.error)(message)
-    return "".join(_failure_box("This page failed verification", p) for p in unseen) + html_text
-
-
-def format_block(*, code: str, md, language: str, **options) -> str:
-    """markdown-exec's formatter for python and bash blocks: render the block from this build's results."""
-    report = _site.current
-    outcome = next(
-        (
-            o
-            for o in report.outcomes
-            if not o.rendered and o.block.language == language and normalize(o.block.code) == normalize(code)
-        ),
-        None,
-    )
-    if outcome is None:
-        reason = "; ".join(report.problems) or "the site's block scanner did not find it"
-        if not report.problems:
-            report.problems.append(f"a {language} block was rendered but not run: {reason}")
-        return _failure_box("This block was not run", reason)
+def _render_fence(fence: fences.Fence, md) -> str:
+    """Draw the next executed fence of the page MkDocs is rendering from this build's results."""
+    site, report = _site, _site.current
+    index, site.rendered = site.rendered, site.rendered + 1
+    if not report.outcomes:
+        reason = "; ".join(report.problems) or "the site did not find this block before the page rendered"
+        return render.failure_box("This block was not run", reason)
+    outcome = report.outcomes[index] if index < len(report.outcomes) else None
+    if outcome is None or outcome.block.code != fence.code:
+        problem = (f"Markdown rendered a {fence.language} block the build did not run in this place "
+                   "(a plugin changed the page between reading and rendering?)")
+        report.problems.append(problem)
+        return render.failure_box("This block was not run", problem)
     outcome.rendered = True
-    title = options.get("extra", {}).get("title", TITLES[language])
-    parts = []
-    if outcome.block.show == "all":
-        parts.append(code_block(language, code, title=title))
-    if outcome.block.show != "none" and outcome.output:
-        if outcome.block.output_format == "markdown":
-            parts.append(outcome.output)
-        else:
-            parts.append(code_block("text", outcome.output, title="Output"))
-    # str(): convert() returns markupsafe.Markup, and str + Markup would escape the failure box into text
-    rendered = str(MarkdownConverter(md).convert("\n\n".join(parts))) if parts else ""
+    html = render.block_html(outcome.block, outcome.output, md)
     if outcome.problem:
-        rendered = _failure_box(f"{outcome.block.label}: {outcome.problem}", outcome.detail, md) + rendered
-    return _marker(outcome.block.key) + rendered
+        html = render.failure_box(f"{outcome.block.label}: {outcome.problem}", outcome.detail, md) + html
+    return _marker(outcome.block.key) + html
 
 
 def _marker(key: str) -> str:
     return f"<!-- sitebuild block {key} -->"
 
 
-def refuse_block(*, code: str, md, language: str, **options) -> str:
-    """markdown-exec's formatter for pycon and console blocks: never run them (blocks.py refuses them)."""
-    report = _site.current
-    if not report.problems:
-        report.problems.append(f"exec is on for a {language} block; this site runs python and bash blocks")
-    return _failure_box("This block was not run", "; ".join(report.problems))
-
-
-def _failure_box(title: str, detail: str, md=None) -> str:
-    """A red admonition naming the failure, with the diff (highlighted as one) or the output below it."""
-    body = f"<pre><code>{html.escape(detail)}</code></pre>" if detail else ""
-    if detail and md is not None:
-        language = "diff" if detail.startswith("--- approved") else "text"
-        body = str(MarkdownConverter(md).convert(code_block(language, detail)))
-    return (
-        f'<div class="admonition failure"><p class="admonition-title">{html.escape(title)}</p>{body}</div>\n'
+def on_page_content(html_text: str, page, config, files) -> str:
+    """After rendering: every block that ran must be on the page; then show and log the page's failures."""
+    fences.set_handler(None)
+    report = _site.reports[page.file.src_uri]
+    # A safety net behind blocks.page_blocks: a block counts as shown only when its marker reached the page.
+    hidden = [o.block for o in report.outcomes if _marker(o.block.key) not in html_text]
+    html_text = MARKER.sub("", html_text)
+    report.problems.extend(
+        f"{block.label} ran, but the page does not show it as a block (an indented code block, "
+        "or a fence Markdown reads as text?); fix its fence"
+        for block in hidden
     )
+    for outcome in report.outcomes:
+        if outcome.killed:
+            log.info(f"{report.page}, {outcome.block.label}: killed {len(outcome.killed)} process(es) it left "
+                     f"running when its shell ended: {', '.join(outcome.killed)}")
+    for message in report.failures():
+        (log.warning if _site.mode == "serve" else log.error)(message)
+    boxes = "".join(render.failure_box("This page failed verification", p) for p in report.page_problems)
+    return boxes + html_text
 
 
 class _WarningList(logging.Handler):
@@ -241,12 +291,23 @@ def _show_link_warnings(site: SiteState) -> None:
         text = page_file.read_text(encoding="utf-8")
         start = text.find(">", text.find("<article")) + 1
         if start:
-            boxes = "".join(_failure_box("This page has a broken link", m) for m in found)
+            boxes = "".join(render.failure_box("This page has a broken link", m) for m in found)
             page_file.write_text(text[:start] + boxes + text[start:], encoding="utf-8")
+
+
+def on_build_error(error) -> None:
+    if _site is not None and _site.pool is not None:
+        _site.pool.shutdown(wait=False, cancel_futures=True)
+    fences.set_handler(None)
 
 
 def on_post_build(config) -> None:
     site = _site
+    site.pool.shutdown(wait=True)
+    with_blocks = [p for p in site.plans.values() if p.blocks]
+    reused = sum(p.reused for p in with_blocks)
+    log.info(f"blocks: {len(with_blocks) - reused} page(s) ran, {reused} reused from the serve cache, "
+             f"{site.jobs} at a time")
     if site.warnings is not None:
         _show_link_warnings(site)
     expected = {approved.approved_path(site.data_dir, src).resolve() for src in site.reports}

@@ -1,15 +1,19 @@
 """Run a page's code blocks: python in one fresh interpreter per page, bash with pipefail.
 
-Both kinds run from the repo root, with everything written to stdout and stderr captured, a
-timeout, and an environment that makes output the same on every machine (hash seed, locale,
-time zone, terminal width). The venv's bin folder comes first on PATH, so `python -m pytest`
-in a bash block runs the site's own Python.
+Both kinds run from the repo root (or a block's workdir), with everything written to stdout and
+stderr captured, a timeout, and an environment the site defines (block_env): only what a block
+needs passes through from the builder (PATH, HOME, TMPDIR, the venv), and everything that can
+change an output is fixed: buffering, colour, locale, width, hash seed, time zone. The venv's bin
+folder comes first on PATH, so `python -m pytest` in a bash block runs the site's own Python.
 
-An output never holds the build machine's paths: the repo root becomes relative, and an output
-that still holds a machine-specific value (an absolute path of this machine, a memory address)
-is reported as a problem, since it would differ on the next machine.
+An output is plain text: terminal escape sequences (colours) are removed, other control
+characters are written as \\xNN. It never holds the build machine's paths: the repo root becomes
+relative, and an output that still holds a machine-specific value (an absolute path of this
+machine, a memory address) is reported as a problem, since it would differ on the next machine.
 
-Left out: caching. Every build runs every block, so an output is always today's.
+A bash block ends when its shell ends: processes it left running are killed then, and named.
+
+Left out: caching (cache.py decides whether a page runs at all).
 """
 
 from __future__ import annotations
@@ -28,6 +32,33 @@ from pathlib import Path
 
 WORKER = Path(__file__).with_name("worker.py")
 MEMORY_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
+# Terminal escape sequences: CSI (colours, cursor moves), OSC (titles, hyperlinks), and two-byte ones.
+ESCAPES = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: window titles, hyperlinks
+    r"|\x1b[ -/]+[0-~]"  # nF: character set choices such as ESC ( B
+    r"|\x1b[0-~]"  # two-byte escapes
+    r"|\x9b[0-?]*[ -/]*[@-~]"  # CSI as one byte
+)
+CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # what is left: shown as \\xNN
+# The block environment: what passes through from the builder, and what the site fixes.
+PASSED_THROUGH = ("HOME", "TMPDIR", "TEMP", "TMP", "SYSTEMROOT")
+FIXED_ENV = {
+    "PYTHONHASHSEED": "0",  # set and dict order of strings
+    "PYTHONUNBUFFERED": "1",  # stdout and stderr interleave in the order they were written
+    "PYTHONDONTWRITEBYTECODE": "1",  # no __pycache__ writes in watched folders, so `make serve` does not loop
+    "PYTHONIOENCODING": "utf-8",
+    "PYTHONUTF8": "1",
+    "LC_ALL": "C.UTF-8",
+    "LANG": "C.UTF-8",
+    "TZ": "UTC",
+    "COLUMNS": "100",  # a block's width option changes it
+    "LINES": "40",
+    "TERM": "dumb",  # no colour, no cursor movement
+    "NO_COLOR": "1",
+    "CLICOLOR": "0",
+    "PY_COLORS": "0",
+}
 
 
 @dataclass(frozen=True)
@@ -35,31 +66,45 @@ class Result:
     """What one block did.
 
     Attributes:
-        output: everything it wrote to stdout and stderr, paths made relative to the repo root.
+        output: everything it wrote to stdout and stderr, as plain text, paths made relative to the repo root.
         problem: "" when the block ran cleanly; else why it failed, in a few words.
+        exit_code: a bash block's exit code (0 for python blocks).
+        killed: names of processes the block left running, killed when it ended.
     """
 
     output: str
     problem: str = ""
+    exit_code: int = 0
+    killed: tuple[str, ...] = ()
 
 
 def block_env(root: Path) -> dict[str, str]:
-    """The environment every block runs in: this Python first on PATH, stable hashing, locale and width."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("FORCE_COLOR", "PYTEST_", "MKDOCS_"))}
-    env.update(
-        PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
-        PYTHONHASHSEED="0",
-        PYTHONDONTWRITEBYTECODE="1",  # no __pycache__ writes in watched folders, so `make serve` does not loop
-        PYTHONIOENCODING="utf-8",
-        LC_ALL="C.UTF-8",
-        LANG="C.UTF-8",
-        TZ="UTC",
-        COLUMNS="100",
-        NO_COLOR="1",
-        PWD=str(root),
-    )
-    env.pop("VIRTUAL_ENV_PROMPT", None)
+    """The environment every block runs in, built from scratch (see FIXED_ENV and PASSED_THROUGH).
+
+    Args:
+        root: the folder the block runs in; it becomes PWD.
+
+    Returns:
+        PATH with this Python's bin folder first, VIRTUAL_ENV when the site runs in a venv, the passed-through
+        variables that are set, and FIXED_ENV. Nothing else of the builder's environment reaches a block.
+
+    Example: block_env(Path("."))["TZ"] == "UTC"
+    """
+    env = {name: os.environ[name] for name in PASSED_THROUGH if name in os.environ}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', os.defpath)}"
+    if sys.prefix != sys.base_prefix:
+        env["VIRTUAL_ENV"] = sys.prefix
+    env.update(FIXED_ENV, PWD=str(root))
     return env
+
+
+def plain_text(output: str) -> str:
+    """An output as a reader should see it: escape sequences removed, other control characters as \\xNN.
+
+    Example: plain_text("\x1b[32mgreen\x1b[0m plain\x07") == "green plain\\x07"
+    """
+    output = ESCAPES.sub("", output)
+    return CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", output)
 
 
 def relative(output: str, root: Path) -> str:
@@ -68,6 +113,11 @@ def relative(output: str, root: Path) -> str:
         output = output.replace(base + os.sep, "")
         output = re.sub(re.escape(base) + r"(?![\w-]|\.[\w-])", ".", output)  # the root, not /x/repo2 or /x/repo.bak
     return output
+
+
+def captured(raw: bytes, root: Path) -> str:
+    """Bytes a block wrote, as the output the site shows and compares: decoded, plain text, root relative."""
+    return relative(plain_text(raw.decode("utf-8", "replace")), root)
 
 
 def machine_values(output: str) -> list[str]:
@@ -80,42 +130,74 @@ def machine_values(output: str) -> list[str]:
 
 
 def _kill(process: subprocess.Popen) -> None:
-    with contextlib.suppress(ProcessLookupError):
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
     process.wait()
 
 
-def run_bash(code: str, root: Path, timeout: float) -> Result:
+def _session_members(session_id: int) -> list[tuple[int, str]]:
+    """(pid, name) of the live processes in a session, read from /proc; [] where there is no /proc."""
+    members = []
+    for entry in Path("/proc").glob("[0-9]*/stat") if Path("/proc/self/stat").exists() else []:
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            name, rest = entry.read_text().rsplit(")", 1)
+            fields = rest.split()
+            if int(fields[3]) == session_id and fields[0] != "Z":
+                members.append((int(entry.parent.name), name.split("(", 1)[1]))
+    return members
+
+
+def _kill_leftovers(process: subprocess.Popen) -> tuple[str, ...]:
+    """Kill what a finished shell left running in its session; return their names, sorted."""
+    left = _session_members(process.pid)
+    for pid, _ in left:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)  # where there is no /proc to read
+    return tuple(sorted(name for _, name in left))
+
+
+def run_bash(code: str, root: Path, timeout: float, *, workdir: str = "", width: int = 100) -> Result:
     """Run a bash block from the repo root with errexit and pipefail.
 
     Args:
         code: the block's code.
-        root: the repo root (the folder of mkdocs.yml); the block runs there.
+        root: the repo root (the folder of mkdocs.yml).
         timeout: seconds before the block and everything it started is killed.
+        workdir: a folder relative to root to run in ("" for root).
+        width: the terminal width in columns (COLUMNS).
 
     Returns:
-        Result with stdout and stderr interleaved; problem names a non-zero exit or the timeout.
+        Result with stdout and stderr interleaved; exit_code; problem names a non-zero exit or the timeout.
+        The block ends when its shell ends; processes it left running are killed and named in Result.killed.
 
     Example: run_bash("false | cat", root, 60).problem == "exited with code 1"
     """
-    process = subprocess.Popen(
-        ["bash", "-e", "-o", "pipefail", "-c", code],
-        cwd=root,
-        env=block_env(root),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,  # its own process group, so a timeout kills what it started too
-    )
-    try:
-        raw, _ = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill(process)
-        raw, _ = process.communicate()  # what was read before the timeout too, not only the rest
-        return Result(relative(raw.decode("utf-8", "replace"), root), f"timed out after {timeout:g} s")
-    _kill(process)  # anything it left running in the background ends with it
-    output = relative(raw.decode("utf-8", "replace"), root)
-    return Result(output, f"exited with code {process.returncode}" if process.returncode else "")
+    cwd = root / workdir if workdir else root
+    env = {**block_env(cwd), "COLUMNS": str(width)}
+    with tempfile.TemporaryFile() as capture:  # a file, not a pipe: a background process cannot hold it open
+        process = subprocess.Popen(
+            ["bash", "-e", "-o", "pipefail", "-c", code],
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=capture,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own session and process group, so what it starts can be found
+        )
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill(process)
+            _kill_leftovers(process)
+            capture.seek(0)
+            return Result(captured(capture.read(), root), f"timed out after {timeout:g} s", -9)
+        killed = _kill_leftovers(process)
+        capture.seek(0)
+        output = captured(capture.read(), root)
+    code_ = process.returncode
+    return Result(output, f"exited with code {code_}" if code_ else "", code_, killed)
 
 
 class PageSession:
@@ -158,15 +240,18 @@ class PageSession:
 
     def _captured(self) -> str:
         self._capture.seek(0)
-        return relative(self._capture.read().decode("utf-8", "replace"), self.root)
+        return captured(self._capture.read(), self.root)
 
-    def run(self, code: str, filename: str, timeout: float) -> Result:
+    def run(self, code: str, filename: str, timeout: float, *, workdir: str = "", width: int = 100) -> Result:
         """Run one python block in the page's interpreter.
 
         Args:
             code: the block's code.
             filename: how tracebacks name the block, e.g. "<docs/a.md block 2>".
             timeout: seconds before the interpreter is killed.
+            workdir: a folder relative to the root that the block runs in ("" for the root); the next block
+                starts in the root again.
+            width: the terminal width in columns (COLUMNS) while the block runs.
 
         Returns:
             Result; problem names the exception raised, the timeout, or the interpreter's exit.
@@ -175,7 +260,8 @@ class PageSession:
             return Result("", f"not run: {self.ended}")
         if self._process is None:
             self._start()
-        os.write(self._req, (json.dumps({"code": code, "filename": filename}) + "\n").encode())
+        request = {"code": code, "filename": filename, "workdir": workdir, "columns": str(width)}
+        os.write(self._req, (json.dumps(request) + "\n").encode())
         ready, _, _ = select.select([self._rep], [], [], timeout)
         if not ready:
             self.ended = f"an earlier block of this page timed out ({filename})"

@@ -43,6 +43,7 @@ class Outcome:
     detail: str = ""
     run_ok: bool = True  # ran cleanly and printed something stable, so its output may be approved
     rendered: bool = False  # set by the hook once the page shows it
+    killed: tuple[str, ...] = ()  # processes a bash block left running, killed when it ended
     replaces: str = ""  # the approved entry of this block before its code was edited, if any
 
 
@@ -97,18 +98,32 @@ def run_blocks(blocks: list[Block], root: Path, page: str, default_timeout: floa
     with PageSession(root) as session:
         for block in blocks:
             timeout = block.timeout(default_timeout)
-            if block.language == "python":
-                results.append(session.run(block.code, f"<{page} {block.label}>", timeout))
+            if block.workdir and not (root / block.workdir).is_dir():
+                results.append(Result("", f"its workdir {block.workdir!r} is not a folder of the site root"))
+            elif block.language == "python":
+                filename = f"<{page} {block.label}>"
+                results.append(session.run(block.code, filename, timeout, workdir=block.workdir, width=block.width))
             else:
-                results.append(run_bash(block.code, root, timeout))
+                results.append(run_bash(block.code, root, timeout, workdir=block.workdir, width=block.width))
     return results
+
+
+def expected_exit(block: Block, result: Result) -> str:
+    """A result's problem once a bash block's returncode option is applied: "" when it ended as expected."""
+    if block.language != "bash" or result.problem.startswith(("timed out", "its workdir")):
+        return result.problem
+    if result.exit_code == block.returncode:
+        return ""
+    if block.returncode:
+        return f"exited with code {result.exit_code}; the block expects returncode {block.returncode}"
+    return result.problem
 
 
 def check_result(block: Block, result: Result) -> Outcome:
     """An Outcome for a block's own run, before any comparison: raised, timed out, silent, or machine-specific."""
     output = approved.clean(result.output)
-    if result.problem:
-        return Outcome(block, output, result.problem, output, run_ok=False)
+    if problem := expected_exit(block, result):
+        return Outcome(block, output, problem, output, run_ok=False, killed=result.killed)
     if not output.strip():
         return Outcome(block, output, NO_OUTPUT, run_ok=False)
     if len(output) > MAX_OUTPUT_CHARS:
@@ -117,7 +132,7 @@ def check_result(block: Block, result: Result) -> Outcome:
     if leaks := machine_values(output):
         problem = f"output holds build-machine values that differ on every machine: {', '.join(sorted(set(leaks)))}"
         return Outcome(block, output, problem, output, run_ok=False)
-    return Outcome(block, output)
+    return Outcome(block, output, killed=result.killed)
 
 
 def verify(report: PageReport, blocks: list[Block], results: list[Result], approved_outputs: dict[str, str]) -> None:

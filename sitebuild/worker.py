@@ -1,8 +1,9 @@
 """The Python interpreter behind one page: runs that page's python blocks, in order, in one namespace.
 
 Started by runner.PageSession as `python -u worker.py REQUEST_FD REPLY_FD`, with stdout and stderr
-both pointing at one capture file. For each request (a JSON line: code and a file name for
-tracebacks) it empties the capture file, runs the code as `__main__`, and answers with a JSON line:
+both pointing at one capture file. For each request (a JSON line: code, a file name for
+tracebacks, a workdir relative to the root and a terminal width) it empties the capture file, runs
+the code as `__main__` in that folder with COLUMNS set, and answers with a JSON line:
 {"raised": ""} or {"raised": "<exception line>"}; the traceback itself goes to stderr, so it is part
 of the captured output. Everything the block writes to file descriptors 1 and 2 is captured: its
 own prints, prints inside imported code, subprocesses.
@@ -46,7 +47,8 @@ def wait_for_threads(before: set[threading.Thread]) -> None:
 def main() -> None:
     requests = os.fdopen(int(sys.argv[1]), "r", encoding="utf-8")
     replies = os.fdopen(int(sys.argv[2]), "w", encoding="utf-8")
-    sys.path[0] = os.getcwd()  # as for `python` started in the repo root, not this folder
+    root = os.getcwd()
+    sys.path[0] = root  # as for `python` started in the repo root, not this folder
     page = types.ModuleType("__main__")
     page.__dict__["__builtins__"] = __builtins__
     sys.modules["__main__"] = page  # classes and dataclasses defined in blocks live in __main__
@@ -56,8 +58,11 @@ def main() -> None:
         os.ftruncate(1, 0)
         os.lseek(1, 0, os.SEEK_SET)  # stdout and stderr share this offset (one open file)
         threads = set(threading.enumerate())
+        os.chdir(os.path.join(root, block["workdir"]))
+        os.environ["COLUMNS"] = block["columns"]
         raised = run_block(page.__dict__, block["code"], block["filename"])
         wait_for_threads(threads)
+        os.chdir(root)
         sys.stdout.flush()
         sys.stderr.flush()
         replies.write(json.dumps({"raised": raised}) + "\n")

@@ -3,18 +3,25 @@
 A fixture site is a folder with its own mkdocs.yml (Material, search, markdown-exec, the site's hook,
 strict), a docs/ folder of pages, optional files next to mkdocs.yml (modules its blocks import) and,
 once accepted, a data/ folder of approved outputs. `Site.build()` runs `mkdocs build` and
-`Site.accept()` runs `python -m sitebuild accept`, each in a subprocess, returning the exit code and
-the combined output.
+`Site.accept()` what `python -m sitebuild accept` runs, each inside this process (sitebuild.build:
+MkDocs and Material are imported once, blocks still run in fresh interpreters), returning the exit
+code and everything logged and printed. `build_command()` runs the real CLI in a subprocess, for
+the few tests that are about the command itself.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import logging
 import os
 import re
 import subprocess
 import sys
+import tempfile
 import textwrap
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,6 +93,35 @@ def run_command(command: list[str], cwd: Path, env: dict[str, str]) -> Run:
     return Run(done.returncode, done.stdout)
 
 
+def in_process(mode: str, config: Path, site_dir: Path, strict: bool | None = None, level: int = logging.INFO) -> Run:
+    """Build a site in this process (sitebuild.build.build_site); capture what it logs and prints.
+
+    Log records come out as the MkDocs CLI shows them ("ERROR    -  message"); an exception MkDocs does
+    not turn into an abort comes out as its traceback, with exit code 1, as the CLI would show it.
+    """
+    from sitebuild.build import build_site
+
+    text = io.StringIO()
+    handler = logging.StreamHandler(text)
+    handler.setFormatter(logging.Formatter("%(levelname)-8s-  %(message)s"))
+    mkdocs_log = logging.getLogger("mkdocs")
+    old_level, propagate = mkdocs_log.level, mkdocs_log.propagate
+    mkdocs_log.addHandler(handler)
+    mkdocs_log.setLevel(level)
+    mkdocs_log.propagate = False
+    try:
+        with contextlib.redirect_stdout(text):
+            code = build_site(config, site_dir, mode=mode, strict=strict)
+    except Exception:  # noqa: BLE001 - shown as the CLI would show it
+        code = 1
+        text.write(traceback.format_exc())
+    finally:
+        mkdocs_log.removeHandler(handler)
+        mkdocs_log.setLevel(old_level)
+        mkdocs_log.propagate = propagate
+    return Run(code, text.getvalue())
+
+
 class Site:
     """A fixture site in `root`: write its files, build it, accept it, read what came out."""
 
@@ -108,12 +144,27 @@ class Site:
         return self.write(f"docs/{name}", markdown)
 
     def build(self, *args: str, mode: str | None = None) -> Run:
-        """`mkdocs build` of this site into self.out; mode sets SITEBUILD_MODE (default: unset, i.e. build)."""
+        """`mkdocs build` of this site into self.out, in this process; mode: the hook's mode (default build).
+
+        args: "--strict" or "--no-strict", as on the command line.
+        """
+        strict = {"--strict": True, "--no-strict": False}
+        unknown = [a for a in args if a not in strict]
+        assert not unknown, f"build() takes --strict or --no-strict, not {unknown}"
+        return in_process(mode or "build", self.config, self.out, strict[args[-1]] if args else None)
+
+    def build_command(self, *args: str, mode: str | None = None) -> Run:
+        """`mkdocs build` of this site into self.out, as a subprocess running the real CLI."""
         command = [sys.executable, "-m", "mkdocs", "build", "-f", str(self.config), "-d", str(self.out), *args]
         return run_command(command, REPO_ROOT, subprocess_env(mode))
 
     def accept(self) -> Run:
-        """`python -m sitebuild accept -f <this site's mkdocs.yml>`, run from the repo root."""
+        """What `python -m sitebuild accept -f <this site's mkdocs.yml>` runs, in this process."""
+        with tempfile.TemporaryDirectory(prefix="sitebuild-accept-") as site_dir:
+            return in_process("accept", self.config, Path(site_dir), strict=False, level=logging.WARNING)
+
+    def accept_command(self) -> Run:
+        """`python -m sitebuild accept -f <this site's mkdocs.yml>`, as a subprocess from the repo root."""
         command = [sys.executable, "-m", "sitebuild", "accept", "-f", str(self.config)]
         return run_command(command, REPO_ROOT, subprocess_env())
 

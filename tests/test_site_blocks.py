@@ -1,4 +1,4 @@
-"""sitebuild.blocks: finding a page's executed fences and keying them."""
+"""sitebuild.blocks and sitebuild.fences: finding a page's executed blocks as Markdown reads them, and keying them."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def test_scan_finds_a_top_level_fence_with_its_line_and_options():
     assert scan(markdown) == [(5, "bash", "echo hi", {"exec": "on", "timeout": "5"})]
 
 
-def test_scan_finds_a_fence_nested_in_an_admonition_and_removes_its_indent():
+def test_a_block_nested_in_an_admonition_has_its_code_without_the_indent_and_its_file_line():
     markdown = (
         "# Page\n"
         "\n"
@@ -30,13 +30,16 @@ def test_scan_finds_a_fence_nested_in_an_admonition_and_removes_its_indent():
         "After.\n"
     )
 
-    assert scan(markdown) == [(5, "python", "for n in range(2):\n    print(n)", {"exec": "on"})]
+    (block,) = page_blocks(markdown)
+
+    assert (block.line, block.language, block.code) == (5, "python", "for n in range(2):\n    print(n)")
 
 
-def test_scan_finds_a_fence_nested_in_a_tab():
+def test_a_block_nested_in_a_tab_is_found_with_its_line():
     markdown = '=== "First"\n\n    ```bash exec="on"\n    echo one\n    ```\n\n=== "Second"\n\n    Prose.\n'
 
-    assert scan(markdown) == [(3, "bash", "echo one", {"exec": "on"})]
+    assert scan(markdown) == [(3, "bash", "    echo one", {"exec": "on"})]
+    assert [(b.line, b.code) for b in page_blocks(markdown)] == [(3, "echo one")]
 
 
 def test_scan_ignores_an_exec_fence_shown_inside_a_longer_non_exec_fence():
@@ -156,7 +159,8 @@ def test_an_id_option_is_the_key():
         pytest.param('```python exec="on" colour="red"\nprint(1)\n```\n',
                      "block 1 (line 1): unknown option colour='red'", id="unknown-option"),
         pytest.param('```python exec="on" session="s"\nprint(1)\n```\n',
-                     "block 1 (line 1): unknown option session='s'", id="markdown-exec-option-this-site-refuses"),
+                     "block 1 (line 1): option session='s' is refused: a page's python blocks always share one session",
+                     id="markdown-exec-option-this-site-refuses"),
         pytest.param('```python exec="on" show="everything"\nprint(1)\n```\n',
                      "block 1 (line 1): option show='everything' is not valid: expected all", id="bad-show"),
         pytest.param('```python exec="on" output="html"\nprint(1)\n```\n',
@@ -176,7 +180,7 @@ def test_an_id_option_is_the_key():
                      id="pycon"),
         pytest.param('```bash exec="on"\necho 1\n```\n\n```console exec="on"\n$ echo 1\n```\n',
                      "block 2 (line 5): exec is on for language 'console'", id="console"),
-        pytest.param('```ruby exec="on"\nputs 1\n```\n', "block 1 (line 1): exec is on for language 'ruby'",
+        pytest.param('```ruby exec="on"\nputs 1\n```\n', "line 1: exec is on for language 'ruby'",
                      id="other-language"),
     ],
 )

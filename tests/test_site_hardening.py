@@ -14,32 +14,38 @@ from tests.conftest import REPO_ROOT, approved_entries, failure_line, fence, lab
 pytestmark = pytest.mark.site
 
 
-def test_a_block_markdown_renders_but_the_scanner_misses_is_logged_with_the_page(make_site):
+def test_a_block_in_a_blockquote_runs_and_renders_inside_the_quote(make_site):
     quoted = '> ```python exec="on"\n> print("in a quote")\n> ```\n'
     site = make_site({"index.md": page(quoted)})
 
+    assert site.accept().code == 0
     built = site.build()
 
-    assert built.code != 0
-    assert "docs/index.md: a python block was rendered but not run" in built.output
+    assert built.code == 0, built
+    quote = site.html().split("<blockquote>", 1)[1].split("</blockquote>", 1)[0]
+    assert '<span class="filename">Python</span>' in quote and "\"in a quote\"" in quote
+    assert '<span class="filename">Output</span>' in quote and "in a quote\n</code>" in quote
 
 
-def test_a_fence_markdown_reads_as_an_indented_code_block_fails_as_not_shown(make_site):
+def test_a_fence_markdown_reads_as_an_indented_code_block_fails_and_cannot_be_approved(make_site):
     indented = '    ```python exec="on"\n    print("shown as text")\n    ```\n'
     site = make_site({"index.md": page("Some text.\n", indented)})
 
     built = site.build()
 
     assert built.code != 0
-    assert "ran, but the page does not show it as a block" in built.output
+    assert "Markdown shows this fence as text" in built.output
     assert site.accept().code != 0
 
 
-def test_a_bash_block_leaves_no_process_running(make_site):
+def test_a_bash_block_leaves_no_process_running_and_ends_with_its_shell(make_site):
     site = make_site({"index.md": page(fence("sleep 300 > /dev/null & echo $! > sleeper.pid\necho started", "bash"))})
 
-    site.build()
+    accepted = site.accept()
 
+    assert accepted.code == 0, accepted
+    assert approved_entries(site.approved())[0].splitlines()[1:] == ["started"]
+    assert "timed out" not in accepted.output
     pid = int((site.root / "sleeper.pid").read_text())
     assert not alive(pid)
 

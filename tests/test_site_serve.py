@@ -49,7 +49,8 @@ def test_serve_shows_the_new_output_after_a_kit_edit(make_site, tmp_path):
         {"index.md": page(fence("from fixturekit import greeting\nprint(greeting())"))},
         {"fixturekit/__init__.py": "def greeting():\n    return 'greeting version 1'\n"},
     )
-    site.write("mkdocs.yml", site.config.read_text() + "watch:\n  - fixturekit\n")
+    # the kit of this fixture site: watched by serve, and an input of its blocks' cache key
+    site.write("mkdocs.yml", site.config.read_text() + "watch:\n  - fixturekit\nextra:\n  block_inputs: [fixturekit]\n")
     port = free_port()
     url = f"http://127.0.0.1:{port}/"
     log = tmp_path / "serve.log"

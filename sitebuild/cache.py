@@ -1,0 +1,105 @@
+"""`make serve`'s output cache: a page whose blocks would run exactly as last time reuses last time's results.
+
+A page's key is a SHA-256 over everything that can change what its blocks print:
+- the page's executed blocks in order: language, code, and the options that change a run
+  (timeout, workdir, width; see Block.run_signature). Display options (title, hl_lines, show,
+  source, ...) and the page's prose are not in it, so editing them re-runs nothing;
+- the block inputs: every file under the folders and files listed in mkdocs.yml's
+  `extra.block_inputs` (default: kit, pyproject.toml, requirements.lock), by path and content;
+- the Python version and executable, the machinery that runs blocks (sitebuild/*.py), the block
+  environment (runner.block_env) and the site's default timeout.
+
+Only `make serve` reads the cache: `make site`, `make test` and `make accept` always run every
+block, so a build or CI never shows a cached output. Only runs in which every block passed are
+stored (a failing page runs again on the next save). The cache is a git-ignored folder,
+`.cache/sitebuild/`, one small JSON file per page; deleting it is always safe.
+
+Left out: files a block reads from outside its inputs (a bash block that cats docs/ or data/):
+list them in `extra.block_inputs`, or delete the cache folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+from sitebuild.blocks import Block
+from sitebuild.runner import Result, block_env
+
+FOLDER = Path(".cache") / "sitebuild"
+DEFAULT_INPUTS = ("kit", "pyproject.toml", "requirements.lock")
+MACHINERY = Path(__file__).resolve().parent
+
+
+def _files(path: Path) -> list[Path]:
+    """The files of an input, sorted; caches and hidden folders left out."""
+    if path.is_file():
+        return [path]
+    skipped = {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
+    return sorted(p for p in path.rglob("*") if p.is_file() and not skipped & set(p.parts)
+                  and not any(part.startswith(".") for part in p.relative_to(path).parts))
+
+
+def environment_digest(root: Path, inputs: list[str] | tuple[str, ...], default_timeout: float) -> str:
+    """A digest of everything outside a page that can change its outputs (see the module docstring).
+
+    Args:
+        root: the site root; inputs: paths relative to it; default_timeout: the site's block timeout (seconds).
+
+    Returns:
+        A hex SHA-256; it changes when any input file, the machinery, Python or the block environment changes.
+
+    Example: environment_digest(Path("."), DEFAULT_INPUTS, 60.0)  # 64 hex digits
+    """
+    digest = hashlib.sha256()
+    digest.update(f"{sys.version}\n{sys.executable}\n{default_timeout!r}\n".encode())
+    digest.update(json.dumps(sorted(block_env(root).items())).encode())
+    sources = [(root, root / name) for name in sorted(inputs)] + [(MACHINERY.parent, MACHINERY)]
+    for base, path in sources:
+        digest.update(f"\0input {path.relative_to(base).as_posix() if path.is_relative_to(base) else path}\0".encode())
+        for file in _files(path) if path.exists() else []:
+            digest.update(f"\0{file.relative_to(base).as_posix()}\0".encode())
+            digest.update(file.read_bytes())
+    return digest.hexdigest()
+
+
+def page_key(blocks: list[Block], default_timeout: float, environment: str) -> str:
+    """The cache key of a page's run. Example: page_key(blocks, 60.0, environment_digest(...))"""
+    signatures = [block.run_signature(default_timeout) for block in blocks]
+    return hashlib.sha256(json.dumps([environment, signatures]).encode()).hexdigest()
+
+
+class OutputCache:
+    """Last runs' results, one JSON file per page under folder.
+
+    Example:
+        cache = OutputCache(root / FOLDER); cache.put("docs/a.md", key, results); cache.get("docs/a.md", key)
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def _path(self, page: str) -> Path:
+        return self.folder / (hashlib.sha256(page.encode()).hexdigest()[:16] + ".json")
+
+    def get(self, page: str, key: str) -> list[Result] | None:
+        """The results stored for page under key, or None (no entry, another key, or an unreadable file)."""
+        try:
+            entry = json.loads(self._path(page).read_text(encoding="utf-8"))
+            if entry["page"] != page or entry["key"] != key:
+                return None
+            return [Result(r["output"], r["problem"], r["exit_code"], tuple(r["killed"])) for r in entry["results"]]
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def put(self, page: str, key: str, results: list[Result]) -> None:
+        """Store a page's results under key. The caller stores only runs in which every block passed."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        entry = {"page": page, "key": key, "results": [asdict(r) for r in results]}
+        path = self._path(page)
+        temporary = path.with_suffix(".tmp")
+        temporary.write_text(json.dumps(entry), encoding="utf-8")
+        temporary.replace(path)  # never a half-written entry

@@ -1,0 +1,108 @@
+"""Render a block's source and output as HTML, the way Material shows a code block.
+
+Both boxes come from the same highlighter superfences uses for any fence (so titles, highlighted
+lines and line numbers look as Material documents them), called directly: an output is handed to
+the highlighter as text and comes back escaped. It is never put into a Markdown fence or parsed as
+Markdown, so nothing it holds (backtick runs, `</code>`, HTML, Markdown) can end its box or reach
+the page as markup. Only an output the author marks output="markdown" is rendered as Markdown.
+
+Left out: running or verifying anything (verify.py); this module only draws.
+"""
+
+from __future__ import annotations
+
+import html
+
+from markdown_exec import MarkdownConverter
+
+from sitebuild.blocks import FALSE, Block
+
+TITLES = {"python": "Python", "bash": "Bash"}
+
+
+def code_box(md, code: str, language: str, title: str, hl_lines: str = "", linenums: str = "") -> str:
+    """One code box as superfences would render a fence: highlighted, escaped, titled.
+
+    Args:
+        md: the page's markdown.Markdown instance (superfences' preprocessor holds the highlighter settings).
+        code: the text to show; language: a Pygments language name ("text" for none).
+        title: shown above the box; hl_lines: e.g. "1 3-4"; linenums: the first line's number.
+
+    Returns:
+        HTML of a `div.highlight` with a `span.filename` title.
+
+    Example: code_box(md, "<b>", "text", "Output")  # holds "&lt;b&gt;", never <b>
+    """
+    options = {"title": title}
+    if hl_lines:
+        options["hl_lines"] = hl_lines.strip()
+    if linenums:
+        options["linenums"] = linenums
+    fences = md.preprocessors["fenced_code_block"]
+    return fences.highlight(src=code, language=language, options=options, md=md, classes=[], id_value="", attrs={})
+
+
+def failure_box(title: str, detail: str = "", md=None) -> str:
+    """A red admonition naming a failure, with the diff (highlighted as one) or the output below it, escaped."""
+    body = ""
+    if detail:
+        language = "diff" if detail.startswith("--- approved") else "text"
+        escaped = f"<pre><code>{html.escape(detail)}</code></pre>"
+        body = code_box(md, detail, language, "") if md is not None else escaped
+    return f'<div class="admonition failure"><p class="admonition-title">{html.escape(title)}</p>{body}</div>\n'
+
+
+def _tabbed(key: str, first: tuple[str, str], second: tuple[str, str]) -> str:
+    """Material's content tabs (pymdownx.tabbed, alternate style), with ids unique to the block."""
+    name = f"__sitebuild_{key}"
+    checked = ('checked="checked" ', "")
+    inputs = "".join(f'<input {checked[n - 1]}id="{name}_{n}" name="{name}" type="radio" />' for n in (1, 2))
+    labels = "".join(
+        f'<label for="{name}_{n}">{html.escape(title)}</label>' for n, (title, _) in enumerate((first, second), 1)
+    )
+    blocks = "".join(f'<div class="tabbed-block">{body}</div>' for _, body in (first, second))
+    return (f'<div class="tabbed-set tabbed-alternate" data-tabs="1:2">{inputs}<div class="tabbed-labels">{labels}'
+            f'</div><div class="tabbed-content">{blocks}</div></div>')
+
+
+def output_html(block: Block, output: str, md) -> str:
+    """The block's output: escaped text in an "Output" box (highlighted as the result option says), or,
+    for output="markdown", rendered Markdown."""
+    if block.output_format == "markdown":
+        update_toc = block.options.get("updatetoc", "yes").lower() not in FALSE
+        converter = MarkdownConverter(md, update_toc=update_toc)
+        return str(converter.convert(output, id_prefix=block.options.get("idprefix") or None))
+    return code_box(md, output, block.options.get("result", "text"), "Output")
+
+
+def block_html(block: Block, output: str, md) -> str:
+    """A block as the page shows it: its source and output laid out as its show and source options say.
+
+    Args:
+        block: the block; output: what it printed (cleaned); md: the page's Markdown instance.
+
+    Returns:
+        HTML; "" for show="none".
+    """
+    if block.show == "none":
+        return ""
+    shown_output = output_html(block, output, md) if output else ""
+    if block.show == "output":
+        return shown_output
+    title = block.options.get("title", TITLES[block.language])
+    hl_lines, linenums = block.options.get("hl_lines", ""), block.options.get("linenums", "")
+    if block.layout == "console":
+        text = block.shown_code + ("\n" + output if output else "")
+        return code_box(md, text, block.options.get("result", block.language), title, hl_lines, linenums)
+    source = code_box(md, block.shown_code, block.language, title, hl_lines, linenums)
+    tabs = block.options.get("tabs", "Source|Result").replace("\\|", "\x00").split("|")
+    source_tab, result_tab = (t.replace("\x00", "|").strip() for t in tabs)
+    layouts = {
+        "above": lambda: source + shown_output,
+        "below": lambda: shown_output + source,
+        "block": lambda: source + f'<div class="result">{shown_output}</div>',
+        "material-block": lambda: source + f'<div class="result">{shown_output}</div>',
+        "tabbed-left": lambda: _tabbed(block.key, (source_tab, source), (result_tab, shown_output)),
+        "tabbed-right": lambda: _tabbed(block.key, (result_tab, shown_output), (source_tab, source)),
+    }
+    return layouts[block.layout]()
