@@ -1,7 +1,9 @@
 """`python -m sitebuild accept [-f mkdocs.yml]`: run every block and approve new and changed outputs.
 
-`python -m sitebuild bench [--runs N]` is the benchmark: it times each page's blocks (the part of a
-build this machinery adds) and prints seconds per page, so an author sees which page slows `make serve`.
+`python -m sitebuild bench [--runs N]` times each page's blocks (the part of a build this machinery
+adds) and prints seconds per page, so an author sees which page slows a build. `python -m sitebuild
+bench --compare` is the build's benchmark (bench.py): cold build, warm serve rebuild against
+markdown-exec alone, and block_jobs=1 against the default, on a site it makes in a temporary folder.
 
 It builds the site once in accept mode (into a temporary folder, so site/ is untouched): the hook
 rewrites each page's approved outputs in data/ for new and changed blocks, drops the outputs of
@@ -74,7 +76,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("command", choices=["accept", "bench"])
     parser.add_argument("-f", "--config-file", default="mkdocs.yml", help="the site's mkdocs.yml")
     parser.add_argument("--runs", type=int, default=3, help="bench: runs per page (default 3)")
+    parser.add_argument("--compare", action="store_true", help="bench: the build's benchmark (see sitebuild/bench.py)")
     args = parser.parse_args(argv)
+    if args.command == "bench" and args.compare:
+        from sitebuild.bench import compare
+
+        compare(Path(args.config_file).resolve().parent)
+        return 0
     if args.command == "bench":
         root = Path(args.config_file).resolve().parent
         bench(root / "docs", root, max(1, args.runs))
