@@ -128,9 +128,14 @@ class AuditLog:
 
     events: list[dict[str, str]] = field(default_factory=list)
 
-    def record(self, call: object, run_id: object, task: object, caller: object, result: ToolResult) -> None:
-        """Append one event for result (ToolResult) about call (normally a ToolCall)."""
-        detail = "ran" if result.ok else str((result.error or {}).get("message", ""))
+    def record(self, call: object, run_id: object, task: object, caller: object, result: ToolResult,
+               detail: str = "") -> None:
+        """Append one event for result (ToolResult) about call (normally a ToolCall).
+
+        detail (str): what happened, when the result alone does not say; default "ran" for a success,
+        else the error message.
+        """
+        detail = detail or ("ran" if result.ok else str((result.error or {}).get("message", "")))
         call_id, tool = (call.id, call.name) if isinstance(call, ToolCall) else ("?", "?")
         self.events.append({
             "run_id": _short(run_id), "call_id": _short(call_id),
@@ -238,7 +243,8 @@ class ToolGate:
         else:
             result = self.registry.execute(action.call, action.caller)
             action.status = SENT if result.ok else action.status
-        self.audit.record(action.call, action.run_id, action.task, action.caller, result)
+        detail = f"{action.id} approved, ran" if result.ok else ""
+        self.audit.record(action.call, action.run_id, action.task, action.caller, result, detail)
         return result
 
     def decline(self, pending_id: str) -> ToolResult:
@@ -255,7 +261,8 @@ class ToolGate:
         else:
             action.status = DECLINED
             result = ToolResult.success({"pending_id": action.id, "status": DECLINED})
-        self.audit.record(action.call, action.run_id, action.task, action.caller, result)
+        detail = f"{action.id} declined, nothing sent" if result.ok else ""
+        self.audit.record(action.call, action.run_id, action.task, action.caller, result, detail)
         return result
 
 

@@ -127,6 +127,7 @@ class ArgsModel(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
+# A tool: what a model may ask for, and what the registry needs to check the request and run it.
 @dataclass(frozen=True)
 class Tool:
     """One tool: name (str), args (pydantic model class), function(arguments: dict, caller: str) -> ToolResult,

@@ -132,6 +132,16 @@ def test_decline_sends_nothing_and_blocks_a_later_approval() -> None:
     assert outbox.sent == [] and gate.pending["pa-1"].status == "declined"
 
 
+def test_the_audit_log_says_what_a_decision_did() -> None:
+    gate, _ = make_gate(grant=True)
+    gate.run(email(), "reply", "run-1", "kwame")
+    gate.run(email("other-key-01", "run-1-c3"), "reply", "run-1", "kwame")
+    gate.approve("pa-1")
+    gate.decline("pa-2")
+    assert [(e["outcome"], e["detail"]) for e in gate.audit.events[2:]] == [
+        (OK, "pa-1 approved, ran"), (OK, "pa-2 declined, nothing sent")]
+
+
 def test_a_sent_action_cannot_be_declined() -> None:
     gate, _ = make_gate(grant=True)
     gate.run(email(), "reply", "run-1", "kwame")
