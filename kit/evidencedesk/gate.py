@@ -165,12 +165,12 @@ class ToolGate:
         Args: call (ToolCall); task (str, a key of policy.allow); run_id (str); caller (str, user id).
         Returns: the tool's result, or failure NOT_ALLOWED (tool not available, or a write without the
         grant), INVALID_ARGUMENTS, TOO_LARGE, CALL_LIMIT, NEEDS_APPROVAL (with error["pending_id"]),
-        TOOL_ERROR. A made-up tool and a forbidden tool get the same answer. The checks run in DECISION_ORDER.
+        TOOL_ERROR. A made-up tool and a forbidden tool get the same answer. Checks run in DECISION_ORDER.
         Example: gate.run(ToolCall("c1", "delete_all", {}), "triage", "run-1", "kwame").code -> "not_allowed"
         """
         try:
             result = self._decide(call, task, run_id, caller)
-        except Exception as exc:  # last resort: input so odd that checking it raised; answered and audited all the same
+        except Exception as exc:  # last resort: input so odd that checking it raised; answered and audited
             result = ToolResult.failure(INVALID_ARGUMENTS, f"call: could not be checked ({type(exc).__name__})")
         self.audit.record(call, run_id, task, caller, result)
         return result
@@ -268,13 +268,13 @@ class ToolGate:
 
 # The gate's decision order, as data: _decide asks these in turn, and the course page draws its diagram from them.
 DECISION_ORDER: tuple[Check, ...] = (
-    Check("inputs of the expected types?", "no", INVALID_ARGUMENTS, ToolGate._check_types),
-    Check("tool on the task's allowlist?", "no", NOT_ALLOWED, ToolGate._check_allowlist),
-    Check(f"arguments at most {MAX_ARGUMENT_CHARS} characters?", "no", TOO_LARGE, ToolGate._check_size),
-    Check("arguments match the tool's schema?", "no", INVALID_ARGUMENTS, ToolGate._check_schema),
-    Check("within the run's and the tool's call limits?", "no", CALL_LIMIT, ToolGate._check_limits),
-    Check("a write, in a task without the write grant?", "yes", NOT_ALLOWED, ToolGate._check_grant),
-    Check("a write, in a task with the grant?", "yes", NEEDS_APPROVAL, ToolGate._park),
+    Check("inputs of the right types?", "no", INVALID_ARGUMENTS, ToolGate._check_types),
+    Check("tool allowed for the task?", "no", NOT_ALLOWED, ToolGate._check_allowlist),
+    Check(f"arguments within {MAX_ARGUMENT_CHARS} characters?", "no", TOO_LARGE, ToolGate._check_size),
+    Check("arguments fit the schema?", "no", INVALID_ARGUMENTS, ToolGate._check_schema),
+    Check("within the call limits?", "no", CALL_LIMIT, ToolGate._check_limits),
+    Check("a write without the grant?", "yes", NOT_ALLOWED, ToolGate._check_grant),
+    Check("a write with the grant?", "yes", NEEDS_APPROVAL, ToolGate._park),
 )
 
 

@@ -39,19 +39,19 @@ if TYPE_CHECKING:  # for type checkers only; at run time __getattr__ (at the end
 
 # Result codes: the only values error["code"] takes. One definition, used by every module of the kit.
 OK = "ok"                                # the tool ran; result.data holds its answer
-NOT_ALLOWED = "not_allowed"              # the gate refused: tool not available for the task, or no write grant
-INVALID_ARGUMENTS = "invalid_arguments"  # the arguments (or the call itself) failed the checks; nothing ran
+NOT_ALLOWED = "not_allowed"              # refused: tool not available for the task, or no write grant
+INVALID_ARGUMENTS = "invalid_arguments"  # the arguments (or the call) failed the checks; nothing ran
 CALL_LIMIT = "call_limit"                # the run used up its calls, in total or for this tool
-NEEDS_APPROVAL = "needs_approval"        # a write is parked until a person approves it; nothing ran yet
-NOT_FOUND = "not_found"                  # no such tool, record or pending action (or not yours to see)
-DUPLICATE = "duplicate"                  # the idempotency key was used before; nothing was sent again
-TOOL_ERROR = "tool_error"                # the tool itself failed; only the kind of error is reported
+NEEDS_APPROVAL = "needs_approval"        # a write waits for a person to approve it; nothing ran yet
+NOT_FOUND = "not_found"                  # no such tool, record or pending action (or not yours)
+DUPLICATE = "duplicate"                  # the idempotency key was used before; nothing sent again
+TOOL_ERROR = "tool_error"                # the tool itself failed; only the kind of error is told
 TOO_LARGE = "too_large"                  # the arguments are too big to check at all
 RESULT_CODES = (OK, NOT_ALLOWED, INVALID_ARGUMENTS, CALL_LIMIT, NEEDS_APPROVAL, NOT_FOUND, DUPLICATE,
                 TOOL_ERROR, TOO_LARGE)
 
-MAX_RESULT_CHARS = 400  # characters of one result that go back to a model (the agent's Observation keeps 400)
-CLIPPED = " [clipped]"  # ends a result text that was cut, so the model can tell that something is missing
+MAX_RESULT_CHARS = 400  # characters of a result that go back to a model (an agent Observation keeps 400)
+CLIPPED = " [clipped]"  # ends a result text that was cut, so the model can tell that text is missing
 
 
 def clip(value: object, limit: int | None = 40) -> str:
@@ -130,8 +130,9 @@ class ArgsModel(BaseModel):
 # A tool: what a model may ask for, and what the registry needs to check the request and run it.
 @dataclass(frozen=True)
 class Tool:
-    """One tool: name (str), args (pydantic model class), function(arguments: dict, caller: str) -> ToolResult,
-    writes (bool: a consequential write, parked for approval by the gate), description (str).
+    """One tool: name (str), args (pydantic model class), function(arguments: dict, caller: str)
+    returning a ToolResult, writes (bool: a consequential write, parked for approval by the gate),
+    description (str).
 
     Example: Tool("lookup_document", LookupDocumentArgs, lambda a, caller: docs.lookup_document(a["doc_id"]))
     """
@@ -219,7 +220,7 @@ class ToolRegistry:
         if problems := self.validate(call):
             return ToolResult.failure(INVALID_ARGUMENTS, "; ".join(problems))
         tool = self._tools[call.name]
-        arguments = tool.args.model_validate(call.arguments).model_dump()  # the checked copy, not the raw one
+        arguments = tool.args.model_validate(call.arguments).model_dump()  # the checked copy, not the raw
         try:
             result = tool.function(arguments, caller)
         except Exception as exc:  # a tool bug must not escape as a crash; its message may hold secrets
@@ -230,12 +231,13 @@ class ToolRegistry:
 
 
 def result_text(result: ToolResult, limit: int = MAX_RESULT_CHARS) -> str:
-    """The text a model gets back for result: its data as JSON with sorted keys, or "error <code>: <message>",
-    at most limit characters; a text that had to be cut ends with CLIPPED. Never raises for a ToolResult.
+    """The text a model gets back for result: its data as JSON with sorted keys, or
+    "error <code>: <message>", at most limit characters; a text that had to be cut ends with CLIPPED.
+    Never raises for a ToolResult.
 
     Args: result (ToolResult); limit (int, characters, more than len(CLIPPED)).
     Raises: ValueError naming limit when it is not an int above len(CLIPPED).
-    Example: result_text(ToolResult.failure(NOT_FOUND, "no ticket T-999")) -> "error not_found: no ticket T-999"
+    Example: result_text(ToolResult.failure(NOT_FOUND, "no ticket T-9")) -> "error not_found: no ticket T-9"
     """
     if isinstance(limit, bool) or not isinstance(limit, int) or limit <= len(CLIPPED):
         raise ValueError(f"limit must be an int above {len(CLIPPED)} (characters), got {clip(limit)!r}")
