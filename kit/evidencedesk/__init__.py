@@ -1,7 +1,8 @@
 """evidencedesk: the teaching kit of the course, one small idea per module.
 
 llm (messages, requests, a scripted client), usage (clock, prices, ledger, slow and timed clients),
-tools (schemas, registry, the three help-desk tools), gate (permissions, limits, approval, audit),
+tools (the tool contract: schemas, registry, result codes), helpdesk (the three help-desk tools and
+their data), gate (permissions, limits, approval, audit),
 context (trust labels and prompt assembly), security (injection signals, personal data, redaction),
 strictjson (the one strict JSON reader that every data file loader shares);
 the agent subpackage builds a loop on top of them. Everything is deterministic: no wall clock, no

@@ -1,17 +1,21 @@
 """Tool permissions and failure handling: the one place where a proposed call becomes an action.
 
-ToolGate.run checks, in order: is the tool available for this task, are the arguments valid, is the
-run within its call limits, is it a write (then it needs a grant, and even with one it is parked for
-approval). Every decision is written to an audit log with secrets and addresses redacted. Bad input
-of any kind comes back as an error result; nothing escapes run() as an exception.
-Left out: the person who approves (the next course page) and persistence of the log.
+ToolGate.run asks the questions of DECISION_ORDER, in that order, and the first one that stops a call
+answers it: are the inputs of the right types, is the tool available for this task, are the
+arguments small enough and valid, is the run within its call limits, is it a write (then it needs the
+task's grant, and even with one it is parked as a pending action until approve() or decline()).
+Every decision is written to an audit log with secrets and addresses redacted. Bad input of any kind
+comes back as an error result; nothing escapes run() as an exception.
+Left out: who approves and when (the Human Approval page), and persistence of the log and the pending
+actions.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field
 from pydantic.dataclasses import dataclass as checked_dataclass
@@ -36,7 +40,8 @@ from evidencedesk.tools import (
 
 __all__ = [
     "CALL_LIMIT", "DUPLICATE", "INVALID_ARGUMENTS", "NEEDS_APPROVAL", "NOT_ALLOWED", "NOT_FOUND", "OK",
-    "TOO_LARGE", "TOOL_ERROR", "AuditLog", "PendingAction", "Policy", "ToolGate", "default_policy",
+    "TOO_LARGE", "TOOL_ERROR", "DECISION_ORDER", "MAX_ARGUMENT_CHARS", "AuditLog", "Check", "PendingAction", "Policy",
+    "ToolGate", "default_policy",
 ]
 MAX_ARGUMENT_CHARS = 8000  # the whole arguments object as JSON; bigger is refused before parsing (too_large)
 PENDING, SENT, DECLINED = "pending", "sent", "declined"
@@ -92,6 +97,22 @@ class PendingAction:
     status: str = PENDING
 
 
+@dataclass(frozen=True)
+class Check:
+    """One question the gate asks of every call, in DECISION_ORDER.
+
+    question (str); stops_when ("yes" or "no": the answer that stops the call); code (str, the result code
+    of a call it stops); ask (a ToolGate method taking call, task, run_id, caller and returning the refusal
+    as a ToolResult, or None to go on).
+    Example: DECISION_ORDER[1].code -> "not_allowed"
+    """
+
+    question: str
+    stops_when: Literal["yes", "no"]
+    code: str
+    ask: Callable[[ToolGate, ToolCall, str, str, str], ToolResult | None]
+
+
 def _short(value: object, limit: int = 40) -> str:
     """A clipped, redacted, printable form of any value, safe for messages and logs; never raises."""
     return redact_log(clip(value, limit))
@@ -107,9 +128,14 @@ class AuditLog:
 
     events: list[dict[str, str]] = field(default_factory=list)
 
-    def record(self, call: object, run_id: object, task: object, caller: object, result: ToolResult) -> None:
-        """Append one event for result (ToolResult) about call (normally a ToolCall)."""
-        detail = "ran" if result.ok else str((result.error or {}).get("message", ""))
+    def record(self, call: object, run_id: object, task: object, caller: object, result: ToolResult,
+               detail: str = "") -> None:
+        """Append one event for result (ToolResult) about call (normally a ToolCall).
+
+        detail (str): what happened, when the result alone does not say; default "ran" for a success,
+        else the error message.
+        """
+        detail = detail or ("ran" if result.ok else str((result.error or {}).get("message", "")))
         call_id, tool = (call.id, call.name) if isinstance(call, ToolCall) else ("?", "?")
         self.events.append({
             "run_id": _short(run_id), "call_id": _short(call_id),
@@ -139,46 +165,64 @@ class ToolGate:
         Args: call (ToolCall); task (str, a key of policy.allow); run_id (str); caller (str, user id).
         Returns: the tool's result, or failure NOT_ALLOWED (tool not available, or a write without the
         grant), INVALID_ARGUMENTS, TOO_LARGE, CALL_LIMIT, NEEDS_APPROVAL (with error["pending_id"]),
-        TOOL_ERROR. A made-up tool and a forbidden tool get the same answer.
+        TOOL_ERROR. A made-up tool and a forbidden tool get the same answer. Checks run in DECISION_ORDER.
         Example: gate.run(ToolCall("c1", "delete_all", {}), "triage", "run-1", "kwame").code -> "not_allowed"
         """
         try:
             result = self._decide(call, task, run_id, caller)
-        except Exception as exc:  # last resort: input so odd that checking it raised; answered and audited all the same
+        except Exception as exc:  # last resort: input so odd that checking it raised; answered and audited
             result = ToolResult.failure(INVALID_ARGUMENTS, f"call: could not be checked ({type(exc).__name__})")
         self.audit.record(call, run_id, task, caller, result)
         return result
 
     def _decide(self, call: ToolCall, task: str, run_id: str, caller: str) -> ToolResult:
-        if problem := _bad_input(call, task, run_id, caller):
-            return ToolResult.failure(INVALID_ARGUMENTS, problem)
-        if not isinstance(call.name, str) or call.name not in self.policy.tools_for(task) & self.registry.names():
-            return ToolResult.failure(NOT_ALLOWED, f"tool {_short(call.name)!r} is not available for this task")
-        if len(fingerprint(call)) > MAX_ARGUMENT_CHARS:
+        for check in DECISION_ORDER:  # the first check that stops the call answers it
+            if (stopped := check.ask(self, call, task, run_id, caller)) is not None:
+                return stopped
+        return self.registry.execute(call, caller)  # every check passed: a read runs now
+
+    # The checks of DECISION_ORDER. Each returns the refusal, or None to let the call go on to the next.
+    def _check_types(self, call: ToolCall, task: str, run_id: str, caller: str) -> ToolResult | None:
+        problem = _bad_input(call, task, run_id, caller)
+        return ToolResult.failure(INVALID_ARGUMENTS, problem) if problem else None
+
+    def _check_allowlist(self, call: ToolCall, task: str, run_id: str, caller: str) -> ToolResult | None:
+        if isinstance(call.name, str) and call.name in self.policy.tools_for(task) & self.registry.names():
+            return None
+        # the same answer whether the tool is forbidden here or does not exist at all
+        return ToolResult.failure(NOT_ALLOWED, f"tool {_short(call.name)!r} is not available for this task")
+
+    def _check_size(self, call: ToolCall, task: str, run_id: str, caller: str) -> ToolResult | None:
+        if len(fingerprint(call)) > MAX_ARGUMENT_CHARS:  # refused before pydantic spends time on it
             return ToolResult.failure(TOO_LARGE, f"arguments are longer than {MAX_ARGUMENT_CHARS} characters")
-        if problems := self.registry.validate(call):
-            return ToolResult.failure(INVALID_ARGUMENTS, "; ".join(problems))
-        if limit := self._over_limit(call.name, run_id):
-            return ToolResult.failure(CALL_LIMIT, limit)
-        if self.registry.get(call.name).writes:
-            return self._park(call, task, run_id, caller)
-        return self.registry.execute(call, caller)
+        return None
 
-    def _over_limit(self, tool: str, run_id: str) -> str:
-        """Count this call, then return a message if a limit is exceeded, else ""."""
+    def _check_schema(self, call: ToolCall, task: str, run_id: str, caller: str) -> ToolResult | None:
+        problems = self.registry.validate(call)
+        return ToolResult.failure(INVALID_ARGUMENTS, "; ".join(problems)) if problems else None
+
+    def _check_limits(self, call: ToolCall, task: str, run_id: str, caller: str) -> ToolResult | None:
+        # count this call first: only calls that got this far count, so refused ones use up nothing
         self._calls[run_id] += 1
-        self._tool_calls[(run_id, tool)] += 1
+        self._tool_calls[(run_id, call.name)] += 1
         if self._calls[run_id] > self.policy.max_calls_per_run:
-            return f"run {_short(run_id)} is over its limit of {self.policy.max_calls_per_run} calls"
-        per_tool = self.policy.max_calls_per_tool.get(tool)
-        if per_tool is not None and self._tool_calls[(run_id, tool)] > per_tool:
-            return f"run {_short(run_id)} is over its limit of {per_tool} calls to {tool}"
-        return ""
+            message = f"run {_short(run_id)} is over its limit of {self.policy.max_calls_per_run} calls"
+            return ToolResult.failure(CALL_LIMIT, message)
+        per_tool = self.policy.max_calls_per_tool.get(call.name)
+        if per_tool is not None and self._tool_calls[(run_id, call.name)] > per_tool:
+            message = f"run {_short(run_id)} is over its limit of {per_tool} calls to {call.name}"
+            return ToolResult.failure(CALL_LIMIT, message)
+        return None
 
-    def _park(self, call: ToolCall, task: str, run_id: str, caller: str) -> ToolResult:
-        """A write: refuse it without the grant, else park it as pa-N. Nothing is sent here."""
-        if not self.policy.may_write(task):
+    def _check_grant(self, call: ToolCall, task: str, run_id: str, caller: str) -> ToolResult | None:
+        if self.registry.get(call.name).writes and not self.policy.may_write(task):
             return ToolResult.failure(NOT_ALLOWED, f"no write grant for {call.name} in this task")
+        return None
+
+    def _park(self, call: ToolCall, task: str, run_id: str, caller: str) -> ToolResult | None:
+        """A write with the grant: park it as pa-N for a person to decide. Nothing is sent here."""
+        if not self.registry.get(call.name).writes:
+            return None
         pending_id = f"pa-{len(self.pending) + 1}"
         self.pending[pending_id] = PendingAction(pending_id, call, run_id, task, caller)
         return ToolResult.failure(NEEDS_APPROVAL, f"{call.name} is parked as {pending_id} for approval",
@@ -199,7 +243,8 @@ class ToolGate:
         else:
             result = self.registry.execute(action.call, action.caller)
             action.status = SENT if result.ok else action.status
-        self.audit.record(action.call, action.run_id, action.task, action.caller, result)
+        detail = f"{action.id} approved, ran" if result.ok else ""
+        self.audit.record(action.call, action.run_id, action.task, action.caller, result, detail)
         return result
 
     def decline(self, pending_id: str) -> ToolResult:
@@ -216,8 +261,21 @@ class ToolGate:
         else:
             action.status = DECLINED
             result = ToolResult.success({"pending_id": action.id, "status": DECLINED})
-        self.audit.record(action.call, action.run_id, action.task, action.caller, result)
+        detail = f"{action.id} declined, nothing sent" if result.ok else ""
+        self.audit.record(action.call, action.run_id, action.task, action.caller, result, detail)
         return result
+
+
+# The gate's decision order, as data: _decide asks these in turn, and the course page draws its diagram from them.
+DECISION_ORDER: tuple[Check, ...] = (
+    Check("inputs of the right types?", "no", INVALID_ARGUMENTS, ToolGate._check_types),
+    Check("tool allowed for the task?", "no", NOT_ALLOWED, ToolGate._check_allowlist),
+    Check(f"arguments within {MAX_ARGUMENT_CHARS} characters?", "no", TOO_LARGE, ToolGate._check_size),
+    Check("arguments fit the schema?", "no", INVALID_ARGUMENTS, ToolGate._check_schema),
+    Check("within the call limits?", "no", CALL_LIMIT, ToolGate._check_limits),
+    Check("a write without the grant?", "yes", NOT_ALLOWED, ToolGate._check_grant),
+    Check("a write with the grant?", "yes", NEEDS_APPROVAL, ToolGate._park),
+)
 
 
 def _bad_input(call: object, task: object, run_id: object, caller: object) -> str:

@@ -1,39 +1,57 @@
-"""Tool contracts and execution: typed argument schemas, a registry, and the three help-desk tools.
+"""Tool contracts and execution: what a tool is, the registry that checks every call, the result codes.
 
 A tool is a name, a pydantic schema for its arguments, a function and a flag saying whether it
 changes the world (`writes`). The registry validates every call against the schema before it runs
-anything. The result codes of the kit are defined here, once; gate.py re-exports them.
-Left out: permissions, limits and approval (gate.py), and real e-mail (the Outbox only records).
+anything, and answers every failure (bad arguments, an unknown tool, a tool that crashes) with a
+ToolResult carrying a code. result_text clips what goes back to a model. The kit's result codes are
+defined here, once; gate.py re-exports them.
+Left out: the three help-desk tools and their data (helpdesk.py, whose names this module still
+offers, so `from evidencedesk.tools import TicketStore` keeps working); permissions, call limits and
+approval (gate.py); real e-mail.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
-from evidencedesk import DATA_DIR
-from evidencedesk.strictjson import read_json
+if TYPE_CHECKING:  # for type checkers only; at run time __getattr__ (at the end) imports them on first use
+    from evidencedesk.helpdesk import (  # noqa: F401
+        ONE_LINE,
+        TICKET_ID,
+        DataFileError,
+        Document,
+        DocumentStore,
+        GetTicketArgs,
+        LookupDocumentArgs,
+        Outbox,
+        SendEmailDraftArgs,
+        Ticket,
+        TicketStore,
+        default_registry,
+        kit_tools,
+    )
 
-# Result codes: the only values error["code"] takes. One definition, used by tools.py and gate.py.
-OK = "ok"
-NOT_ALLOWED = "not_allowed"
-INVALID_ARGUMENTS = "invalid_arguments"
-CALL_LIMIT = "call_limit"
-NEEDS_APPROVAL = "needs_approval"
-NOT_FOUND = "not_found"
-DUPLICATE = "duplicate"
-TOOL_ERROR = "tool_error"
-TOO_LARGE = "too_large"
+# Result codes: the only values error["code"] takes. One definition, used by every module of the kit.
+OK = "ok"                                # the tool ran; result.data holds its answer
+NOT_ALLOWED = "not_allowed"              # refused: tool not available for the task, or no write grant
+INVALID_ARGUMENTS = "invalid_arguments"  # the arguments (or the call) failed the checks; nothing ran
+CALL_LIMIT = "call_limit"                # the run used up its calls, in total or for this tool
+NEEDS_APPROVAL = "needs_approval"        # a write waits for a person to approve it; nothing ran yet
+NOT_FOUND = "not_found"                  # no such tool, record or pending action (or not yours)
+DUPLICATE = "duplicate"                  # the idempotency key was used before; nothing sent again
+TOOL_ERROR = "tool_error"                # the tool itself failed; only the kind of error is told
+TOO_LARGE = "too_large"                  # the arguments are too big to check at all
+RESULT_CODES = (OK, NOT_ALLOWED, INVALID_ARGUMENTS, CALL_LIMIT, NEEDS_APPROVAL, NOT_FOUND, DUPLICATE,
+                TOOL_ERROR, TOO_LARGE)
 
-
-TICKET_ID = r"^T-[0-9]{3,6}$"  # ASCII digits only: \d would also take "T-٦٠١"
-# a one-line header value: no control character (C0, DEL, C1) and no Unicode line or paragraph separator
-ONE_LINE = r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029]+$"
+MAX_RESULT_CHARS = 400  # characters of a result that go back to a model (an agent Observation keeps 400)
+CLIPPED = " [clipped]"  # ends a result text that was cut, so the model can tell that text is missing
 
 
 def clip(value: object, limit: int | None = 40) -> str:
@@ -47,10 +65,6 @@ def clip(value: object, limit: int | None = 40) -> str:
     except Exception:  # RecursionError and ValueError included
         return f"<{type(value).__name__}>"
     return text if limit is None else text[:limit]
-
-
-class DataFileError(ValueError):
-    """A data file is missing or malformed; the message names the file and the entry."""
 
 
 class UnknownTool(LookupError):
@@ -88,10 +102,13 @@ class ToolResult:
 
     @classmethod
     def failure(cls, code: str, message: str, **extra: Any) -> ToolResult:
-        """A failed result: code (one of the constants), message (str), extra keys such as pending_id.
+        """A failed result: code (one of RESULT_CODES other than OK), message (str), extra keys such as pending_id.
 
+        Raises: ValueError naming the code when it is not one of RESULT_CODES, or is OK.
         Example: ToolResult.failure(NEEDS_APPROVAL, "parked", pending_id="pa-1").error["pending_id"] -> "pa-1"
         """
+        if code not in RESULT_CODES or code == OK:
+            raise ValueError(f"unknown failure code {clip(code)!r}; expected one of {', '.join(RESULT_CODES[1:])}")
         return cls(False, error={"code": code, "message": message, **extra})
 
     @property
@@ -100,40 +117,22 @@ class ToolResult:
         return OK if self.ok else str((self.error or {}).get("code", TOOL_ERROR))
 
 
-# Argument schemas: unknown fields are rejected, types are strict, every string has a maximum length.
-class _Args(BaseModel):
+class ArgsModel(BaseModel):
+    """Base of every argument schema: unknown fields are refused, types are strict ("601" is not an int,
+    601 is not a str), and a checked value cannot be changed. Give every str field a max_length.
+
+    Example: class LookupDocumentArgs(ArgsModel): doc_id: str = Field(pattern=r"^[a-z0-9-]{1,40}$")
+    """
+
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
-class GetTicketArgs(_Args):
-    """Arguments of get_ticket. Example: GetTicketArgs(ticket_id="T-601")"""
-
-    ticket_id: str = Field(pattern=TICKET_ID, max_length=8)
-
-
-class LookupDocumentArgs(_Args):
-    """Arguments of lookup_document. Example: LookupDocumentArgs(doc_id="kc-returns-v3")"""
-
-    doc_id: str = Field(pattern=r"^[a-z0-9-]{1,40}$", max_length=40)
-
-
-class SendEmailDraftArgs(_Args):
-    """Arguments of send_email_draft; the subject is one line (no line break of any kind), so no header
-    can be smuggled in.
-
-    Example: SendEmailDraftArgs(to="kwame@example.org", subject="Re: T-601", body="...", idempotency_key="t-601-reply")
-    """
-
-    to: str = Field(pattern=r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}$", max_length=120)
-    subject: str = Field(min_length=1, max_length=120, pattern=ONE_LINE)
-    body: str = Field(min_length=1, max_length=2000)
-    idempotency_key: str = Field(pattern=r"^[a-z0-9-]{8,64}$", max_length=64)
-
-
+# A tool: what a model may ask for, and what the registry needs to check the request and run it.
 @dataclass(frozen=True)
 class Tool:
-    """One tool: name (str), args (pydantic model class), function(arguments: dict, caller: str) -> ToolResult,
-    writes (bool: a consequential write, parked for approval by the gate), description (str).
+    """One tool: name (str), args (pydantic model class), function(arguments: dict, caller: str)
+    returning a ToolResult, writes (bool: a consequential write, parked for approval by the gate),
+    description (str).
 
     Example: Tool("lookup_document", LookupDocumentArgs, lambda a, caller: docs.lookup_document(a["doc_id"]))
     """
@@ -145,8 +144,11 @@ class Tool:
     description: str = ""
 
 
-def _problems(error: ValidationError) -> list[str]:
-    """One line per problem, naming the field; the offending value is never echoed."""
+def problems_of(error: ValidationError) -> list[str]:
+    """One line per problem in error (a pydantic ValidationError), naming the field; the value is never echoed.
+
+    Example: problems_of(exc) -> ["ticket_id: Field required"]
+    """
     return [f"{'.'.join(clip(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in error.errors()]
 
 
@@ -193,7 +195,7 @@ class ToolRegistry:
         try:
             self._tools[call.name].args.model_validate(call.arguments)
         except ValidationError as exc:
-            return _problems(exc)
+            return problems_of(exc)
         except Exception as exc:  # e.g. nesting so deep that checking it overflows the stack
             return [f"arguments: could not be checked ({type(exc).__name__})"]
         return []
@@ -218,14 +220,35 @@ class ToolRegistry:
         if problems := self.validate(call):
             return ToolResult.failure(INVALID_ARGUMENTS, "; ".join(problems))
         tool = self._tools[call.name]
-        arguments = tool.args.model_validate(call.arguments).model_dump()
+        arguments = tool.args.model_validate(call.arguments).model_dump()  # the checked copy, not the raw
         try:
             result = tool.function(arguments, caller)
-        except Exception as exc:  # a tool bug must not escape as a crash
+        except Exception as exc:  # a tool bug must not escape as a crash; its message may hold secrets
             return ToolResult.failure(TOOL_ERROR, f"tool {call.name} failed: {type(exc).__name__}")
         if not isinstance(result, ToolResult):
             return ToolResult.failure(TOOL_ERROR, f"tool {call.name} returned {type(result).__name__}")
         return result
+
+
+def result_text(result: ToolResult, limit: int = MAX_RESULT_CHARS) -> str:
+    """The text a model gets back for result: its data as JSON with sorted keys, or
+    "error <code>: <message>", at most limit characters; a text that had to be cut ends with CLIPPED.
+    Never raises for a ToolResult.
+
+    Args: result (ToolResult); limit (int, characters, more than len(CLIPPED)).
+    Raises: ValueError naming limit when it is not an int above len(CLIPPED).
+    Example: result_text(ToolResult.failure(NOT_FOUND, "no ticket T-9")) -> "error not_found: no ticket T-9"
+    """
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit <= len(CLIPPED):
+        raise ValueError(f"limit must be an int above {len(CLIPPED)} (characters), got {clip(limit)!r}")
+    if result.ok:
+        try:
+            text = json.dumps(result.data, sort_keys=True, ensure_ascii=False)
+        except Exception:  # data a tool should not return (not JSON, a cycle): say so rather than crash
+            text = f"<{type(result.data).__name__} that is not JSON>"
+    else:
+        text = f"error {result.code}: {clip((result.error or {}).get('message', ''), limit=None)}"
+    return text if len(text) <= limit else text[: limit - len(CLIPPED)] + CLIPPED
 
 
 def fingerprint(call: ToolCall) -> str:
@@ -243,161 +266,15 @@ def fingerprint(call: ToolCall) -> str:
     return f"{clip(call.name, limit=None)} {arguments}"
 
 
-# Data files: a JSON list of records, checked field by field.
-class Ticket(_Args):
-    """One help-desk ticket as stored.
-
-    Example: Ticket(id="T-601", owner="kwame", status="open", subject="Kettle", body="It leaks.")
-    """
-
-    id: str = Field(pattern=TICKET_ID)
-    owner: str = Field(min_length=1, max_length=40)
-    status: str = Field(pattern=r"^(open|pending|closed)$")
-    subject: str = Field(max_length=120)
-    body: str = Field(max_length=2000)
+# The help-desk tools moved to helpdesk.py; these names stay importable from here, loaded on first use
+# (helpdesk.py imports this module, so importing it at the top would be circular).
+_HELPDESK_NAMES = frozenset({
+    "ONE_LINE", "TICKET_ID", "DataFileError", "Document", "DocumentStore", "GetTicketArgs", "LookupDocumentArgs",
+    "Outbox", "SendEmailDraftArgs", "Ticket", "TicketStore", "default_registry", "kit_tools",
+})
 
 
-class Document(_Args):
-    """One knowledge-base document. Example: Document(id="kc-returns-v3", title="Returns", text="...")"""
-
-    id: str = Field(pattern=r"^[a-z0-9-]{1,40}$")
-    title: str = Field(min_length=1, max_length=120)
-    text: str = Field(min_length=1, max_length=4000)
-
-
-def _load_records(path: Path | str, model: type[_Args]) -> dict[str, Any]:
-    """Read a JSON list of records into {id: record}. Raises DataFileError naming file and entry."""
-    path = Path(path)
-    try:
-        raw = read_json(path)
-    except (OSError, ValueError) as exc:
-        raise DataFileError(f"{path.name}: cannot read a JSON list ({type(exc).__name__}: {exc})") from exc
-    if not isinstance(raw, list):
-        raise DataFileError(f"{path.name}: expected a JSON list of records")
-    records: dict[str, Any] = {}
-    for index, item in enumerate(raw):
-        try:
-            record = model.model_validate(item)
-        except ValidationError as exc:
-            raise DataFileError(f"{path.name}: entry {index}: {'; '.join(_problems(exc))}") from exc
-        if record.id in records:
-            raise DataFileError(f"{path.name}: entry {index}: duplicate id {record.id!r}")
-        records[record.id] = record
-    return records
-
-
-class TicketStore:
-    """Tickets by id, each owned by one user.
-
-    Example: TicketStore.from_file(DATA_DIR / "tickets.json").get_ticket("T-601", "kwame").ok -> True
-    """
-
-    def __init__(self, tickets: dict[str, Ticket]) -> None:
-        self.tickets = dict(tickets)
-
-    @classmethod
-    def from_file(cls, path: Path | str) -> TicketStore:
-        """Load tickets from a JSON list. Raises DataFileError naming the file and the bad entry."""
-        return cls(_load_records(path, Ticket))
-
-    def get_ticket(self, ticket_id: str, caller: str) -> ToolResult:
-        """The ticket, for its owner only: data {"id", "status", "subject", "body"} (no owner).
-
-        Another user's ticket answers exactly like a missing one (NOT_FOUND, "no ticket T-xxx"), so
-        a caller cannot learn which ids exist. Args: ticket_id (str); caller (str, user id).
-        Example: store.get_ticket("T-603", "kwame").error -> {"code": "not_found", "message": "no ticket T-603"}
-        """
-        ticket = self.tickets.get(ticket_id) if isinstance(ticket_id, str) else None
-        if ticket is None or ticket.owner != caller:
-            return ToolResult.failure(NOT_FOUND, f"no ticket {clip(ticket_id, 20)}")
-        return ToolResult.success(ticket.model_dump(exclude={"owner"}))
-
-
-class DocumentStore:
-    """Knowledge-base documents by id, readable by everyone.
-
-    Example: DocumentStore.from_file(DATA_DIR / "documents.json").lookup_document("kc-returns-v3").ok -> True
-    """
-
-    def __init__(self, documents: dict[str, Document]) -> None:
-        self.documents = dict(documents)
-
-    @classmethod
-    def from_file(cls, path: Path | str) -> DocumentStore:
-        """Load documents from a JSON list. Raises DataFileError naming the file and the bad entry."""
-        return cls(_load_records(path, Document))
-
-    def lookup_document(self, doc_id: str) -> ToolResult:
-        """The document: data {"id", "title", "text"}; a missing id -> NOT_FOUND "no document <id>".
-
-        Args: doc_id (str). Example: store.lookup_document("kc-returns-v3").data["id"] -> "kc-returns-v3"
-        """
-        document = self.documents.get(doc_id) if isinstance(doc_id, str) else None
-        if document is None:
-            return ToolResult.failure(NOT_FOUND, f"no document {clip(doc_id)}")
-        return ToolResult.success(document.model_dump())
-
-
-@dataclass
-class Outbox:
-    """Where e-mail drafts go instead of the internet: `sent` lists every draft, in order.
-
-    Example: outbox = Outbox(); outbox.send_email_draft("kwame@example.org", "Hi", "...", "t-601-reply-1")
-    """
-
-    sent: list[dict[str, str]] = field(default_factory=list)
-
-    def send_email_draft(self, to: str, subject: str, body: str, idempotency_key: str) -> ToolResult:
-        """Queue one draft. A key that was already used sends nothing and returns DUPLICATE.
-
-        Args: to, subject, body, idempotency_key (str; the gate validates them first).
-        Returns: data {"queued": True, "idempotency_key": key}, or failure DUPLICATE.
-        Example: Outbox().send_email_draft("a@example.org", "Hi", "Text", "key-0001").data["queued"] -> True
-        """
-        if any(mail["idempotency_key"] == idempotency_key for mail in self.sent):
-            return ToolResult.failure(DUPLICATE, f"idempotency key {idempotency_key} was already used; nothing sent")
-        self.sent.append({"to": to, "subject": subject, "body": body, "idempotency_key": idempotency_key})
-        return ToolResult.success({"queued": True, "idempotency_key": idempotency_key})
-
-
-def default_registry(
-    tickets: TicketStore, documents: DocumentStore | None = None, outbox: Outbox | None = None
-) -> ToolRegistry:
-    """The three help-desk tools: get_ticket, lookup_document (reads) and send_email_draft (a write).
-
-    Args: tickets (TicketStore); documents (DocumentStore, default kit/data/documents.json);
-    outbox (Outbox, default a new one; pass your own to inspect what was sent).
-    Raises: DataFileError if the default documents file is malformed.
-    Example: default_registry(TicketStore.from_file(DATA_DIR / "tickets.json")).names()
-    """
-    documents = documents if documents is not None else DocumentStore.from_file(DATA_DIR / "documents.json")
-    outbox = outbox if outbox is not None else Outbox()
-
-    def get_ticket(arguments: dict[str, Any], caller: str) -> ToolResult:
-        return tickets.get_ticket(arguments["ticket_id"], caller)
-
-    def lookup_document(arguments: dict[str, Any], caller: str) -> ToolResult:
-        return documents.lookup_document(arguments["doc_id"])
-
-    def send_email_draft(arguments: dict[str, Any], caller: str) -> ToolResult:
-        return outbox.send_email_draft(**arguments)
-
-    registry = ToolRegistry()
-    registry.register(Tool("get_ticket", GetTicketArgs, get_ticket, description="Read one of the caller's tickets."))
-    registry.register(Tool("lookup_document", LookupDocumentArgs, lookup_document, description="Read a document."))
-    registry.register(Tool("send_email_draft", SendEmailDraftArgs, send_email_draft, writes=True,
-                           description="Send an e-mail draft (a consequential write)."))
-    return registry
-
-
-def kit_tools(data_dir: Path | str | None = None) -> tuple[ToolRegistry, Outbox]:
-    """The default registry over the kit's data files, and its outbox.
-
-    Args: data_dir (Path, str or None) -- a folder with tickets.json and documents.json; default kit/data.
-    Raises: DataFileError naming a missing or malformed file.
-    Example: registry, outbox = kit_tools()
-    """
-    folder = Path(data_dir) if data_dir is not None else DATA_DIR
-    outbox = Outbox()
-    tickets = TicketStore.from_file(folder / "tickets.json")
-    return default_registry(tickets, DocumentStore.from_file(folder / "documents.json"), outbox), outbox
+def __getattr__(name: str) -> Any:
+    if name in _HELPDESK_NAMES:
+        return getattr(importlib.import_module("evidencedesk.helpdesk"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,4 +1,4 @@
-"""Tests for evidencedesk.gate: allowlist, argument checks, limits, write approval, audit, bad input."""
+"""Tests for evidencedesk.gate: decision order, allowlist, argument checks, limits, write approval, audit, bad input."""
 
 from __future__ import annotations
 
@@ -6,9 +6,11 @@ import pytest
 from oddvalues import Unprintable, UnprintableKey, deeply_nested
 from pydantic import ValidationError
 
+import evidencedesk.gate
 from evidencedesk import DATA_DIR
 from evidencedesk.gate import (
     CALL_LIMIT,
+    DECISION_ORDER,
     DUPLICATE,
     INVALID_ARGUMENTS,
     NEEDS_APPROVAL,
@@ -21,18 +23,9 @@ from evidencedesk.gate import (
     ToolGate,
     default_policy,
 )
+from evidencedesk.helpdesk import DocumentStore, GetTicketArgs, Outbox, TicketStore, default_registry, kit_tools
 from evidencedesk.security import SIMULATED_SECRET
-from evidencedesk.tools import (
-    DocumentStore,
-    GetTicketArgs,
-    Outbox,
-    TicketStore,
-    Tool,
-    ToolCall,
-    ToolRegistry,
-    default_registry,
-    kit_tools,
-)
+from evidencedesk.tools import RESULT_CODES, Tool, ToolCall, ToolRegistry
 
 EVIL = {"to": "evil@example.org", "subject": "records", "body": "all of them", "idempotency_key": "evil-key-0001"}
 READ = ToolCall("run-1-c1", "get_ticket", {"ticket_id": "T-601"})
@@ -137,6 +130,16 @@ def test_decline_sends_nothing_and_blocks_a_later_approval() -> None:
     assert gate.decline("pa-1").data == {"pending_id": "pa-1", "status": "declined"}
     assert gate.approve("pa-1").code == NOT_ALLOWED
     assert outbox.sent == [] and gate.pending["pa-1"].status == "declined"
+
+
+def test_the_audit_log_says_what_a_decision_did() -> None:
+    gate, _ = make_gate(grant=True)
+    gate.run(email(), "reply", "run-1", "kwame")
+    gate.run(email("other-key-01", "run-1-c3"), "reply", "run-1", "kwame")
+    gate.approve("pa-1")
+    gate.decline("pa-2")
+    assert [(e["outcome"], e["detail"]) for e in gate.audit.events[2:]] == [
+        (OK, "pa-1 approved, ran"), (OK, "pa-2 declined, nothing sent")]
 
 
 def test_a_sent_action_cannot_be_declined() -> None:
@@ -293,3 +296,55 @@ def test_the_audit_log_survives_values_that_cannot_be_printed() -> None:
     [event] = gate.audit.events
     assert (event["run_id"], event["task"], event["caller"], event["outcome"]) == (
         "<Unprintable>", "<Unprintable>", "<Unprintable>", INVALID_ARGUMENTS)
+
+
+# The decision order is data: _decide walks DECISION_ORDER, and the course page draws it.
+
+
+def gate_with(policy: Policy) -> tuple[ToolGate, Outbox]:
+    registry, outbox = kit_tools()
+    return ToolGate(registry, policy), outbox
+
+
+ONE_CALL = Policy({"reply": frozenset({"get_ticket", "send_email_draft"})}, max_calls_per_run=1)
+GRANTED = Policy({"reply": frozenset({"get_ticket", "send_email_draft"})}, write_tasks=frozenset({"reply"}))
+
+
+@pytest.mark.parametrize(
+    ("index", "policy", "task", "calls"),
+    [
+        (0, GRANTED, 7, [READ]),  # a task that is not a str
+        (1, GRANTED, "reply", [ToolCall("c1", "lookup_document", {"doc_id": "kc-returns-v3"})]),
+        (2, GRANTED, "reply", [ToolCall("c1", "send_email_draft", {**EVIL, "body": "x" * 9000})]),
+        (3, GRANTED, "reply", [ToolCall("c1", "get_ticket", {"ticket_id": "601"})]),
+        (4, ONE_CALL, "reply", [READ, READ]),
+        (5, ONE_CALL, "reply", [email()]),
+        (6, GRANTED, "reply", [email()]),
+    ],
+)
+def test_each_check_stops_a_call_with_its_own_code(index: int, policy: Policy, task: object, calls: list) -> None:
+    gate, outbox = gate_with(policy)
+    results = [gate.run(call, task, "run-1", "kwame") for call in calls]  # type: ignore[arg-type]
+    assert results[-1].code == DECISION_ORDER[index].code and outbox.sent == []
+
+
+def test_a_valid_read_passes_every_check() -> None:
+    gate, _ = gate_with(GRANTED)
+    assert [check.ask(gate, READ, "reply", "run-1", "kwame") for check in DECISION_ORDER] == [None] * 7
+
+
+def test_the_order_is_the_one_the_gate_follows(monkeypatch: pytest.MonkeyPatch) -> None:
+    gate, outbox = make_gate(grant=False)
+    assert gate.run(email(), "triage", "run-1", "kwame").code == NOT_ALLOWED
+    monkeypatch.setattr(evidencedesk.gate, "DECISION_ORDER", DECISION_ORDER[:1])  # only the type check left
+    assert gate.run(email(), "triage", "run-1", "kwame").ok and len(outbox.sent) == 1  # so: edit the data, not a copy
+
+
+def test_the_decision_order_holds_what_a_diagram_needs() -> None:
+    assert [check.code for check in DECISION_ORDER] == [
+        INVALID_ARGUMENTS, NOT_ALLOWED, TOO_LARGE, INVALID_ARGUMENTS, CALL_LIMIT, NOT_ALLOWED, NEEDS_APPROVAL]
+    assert {check.stops_when for check in DECISION_ORDER} == {"yes", "no"}
+    assert all(check.question.endswith("?") and check.ask.__qualname__.startswith("ToolGate.")
+               for check in DECISION_ORDER)
+    assert set(RESULT_CODES) >= {check.code for check in DECISION_ORDER}
+

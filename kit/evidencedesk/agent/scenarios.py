@@ -24,10 +24,11 @@ from evidencedesk.agent.loop import Agent, Decider, ModelDecider, Run, RunBudget
 from evidencedesk.agent.memory import SessionMemory
 from evidencedesk.agent.state import REASONS
 from evidencedesk.gate import ToolGate, default_policy
+from evidencedesk.helpdesk import DocumentStore, Outbox, TicketStore, default_registry
 from evidencedesk.llm import LLMClient
 from evidencedesk.security import Session
 from evidencedesk.strictjson import parse_json
-from evidencedesk.tools import DocumentStore, Outbox, TicketStore, ToolRegistry, default_registry
+from evidencedesk.tools import ToolRegistry
 from evidencedesk.usage import PLAIN_DECIMAL, Ledger, ManualClock, SlowClient
 
 AGENT_DATA = DATA_DIR / "agent"
