@@ -11,8 +11,8 @@ READY := $(VENV)/.ready
 site: $(READY)  ## build the site into site/, running and verifying every block
 	$(BIN)/mkdocs build --strict
 
-test: $(READY)  ## pytest on kit/tests and tests/, including a strict build of the real site
-	$(BIN)/python -m pytest
+test: $(READY)  ## pytest on kit/tests and tests/, including a strict build of the real site; one worker per CPU
+	$(BIN)/python -m pytest -n auto --dist loadfile
 
 serve: $(READY)  ## live preview on http://127.0.0.1:8000 with fresh outputs on every save
 	$(BIN)/mkdocs serve --no-strict --dev-addr 127.0.0.1:8000
@@ -27,5 +27,5 @@ $(READY): requirements.lock pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $(READY)
 
-clean:  ## remove the venv and the built site
-	rm -rf $(VENV) site
+clean:  ## remove the venv, the built site and the serve cache
+	rm -rf $(VENV) site .cache

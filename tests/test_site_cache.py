@@ -1,0 +1,106 @@
+"""The serve cache (sitebuild/cache.py): what re-runs a page, what does not, and who never reads it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from sitebuild.blocks import page_blocks
+from sitebuild.cache import DEFAULT_INPUTS, OutputCache, environment_digest, page_key
+from sitebuild.runner import Result
+from tests.conftest import fence, page
+
+PAGE = page("Some prose.\n", fence("from kit.greet import greet\nprint(greet())", title="Greeting"))
+KIT = {
+    "kit/__init__.py": "",
+    "kit/greet.py": "def greet():\n    return 'hello'\n",
+    "kit/data/names.json": '["Ada"]\n',
+    "pyproject.toml": "[project]\nname = 'fixture'\n",
+    "requirements.lock": "pydantic==2.0\n",
+}
+EDITS = {  # name: (file, new text, whether the page's run changes)
+    "kit-code": ("kit/greet.py", "def greet():\n    return 'hello'  # edited\n", True),
+    "kit-data": ("kit/data/names.json", '["Ada", "Grace"]\n', True),
+    "lock": ("requirements.lock", "pydantic==2.1\n", True),
+    "pyproject": ("pyproject.toml", "[project]\nname = 'fixture-2'\n", True),
+    "page-code": ("docs/index.md", PAGE.replace("print(greet())", "print(greet(), '!')"), True),
+    "page-prose": ("docs/index.md", PAGE.replace("Some prose.", "Some other prose, longer."), False),
+    "page-title": ("docs/index.md", PAGE.replace('title="Greeting"', 'title="Hello"'), False),
+    "page-highlight": ("docs/index.md", PAGE.replace('title="Greeting"', 'title="Greeting" hl_lines="2"'), False),
+    "page-show": ("docs/index.md", PAGE.replace('title="Greeting"', 'show="output"'), False),
+}
+
+
+def key_of(site) -> str:
+    """The page's cache key, computed as the hook does."""
+    blocks = page_blocks((site.docs / "index.md").read_text(encoding="utf-8"))
+    return page_key(blocks, 60.0, environment_digest(site.root, DEFAULT_INPUTS, 60.0))
+
+
+@pytest.mark.parametrize("edit", EDITS, ids=EDITS)
+def test_the_cache_key_changes_exactly_when_a_run_could_print_something_else(edit, make_site):
+    site = make_site({"index.md": PAGE}, KIT)
+    before = key_of(site)
+    path, text, reruns = EDITS[edit]
+
+    site.write(path, text)
+
+    assert (key_of(site) != before) is reruns
+
+
+def test_an_edit_outside_the_block_inputs_or_in_a_cache_folder_changes_no_key(make_site):
+    site = make_site({"index.md": PAGE}, KIT)
+    before = key_of(site)
+
+    site.write("README.md", "notes\n")
+    site.write("kit/__pycache__/greet.cpython-311.pyc", "bytes")
+    site.write("kit/.pytest_cache/v/cache/lastfailed", "{}")
+
+    assert key_of(site) == before
+
+
+def test_the_timeout_option_is_in_the_key():
+    short, long_ = (page_blocks(page(fence("print(1)", timeout=t))) for t in ("5", "9"))
+
+    assert page_key(short, 60.0, "env") != page_key(long_, 60.0, "env")
+
+
+def test_an_entry_is_read_back_only_under_its_own_key(tmp_path):
+    cache = OutputCache(tmp_path / "cache")
+    results = [Result("hello\n"), Result("1 killed\n", "", 0, ("sleep",))]
+
+    cache.put("docs/a.md", "key-1", results)
+
+    assert cache.get("docs/a.md", "key-1") == results
+    assert cache.get("docs/a.md", "key-2") is None and cache.get("docs/b.md", "key-1") is None
+    next((tmp_path / "cache").glob("*.json")).write_text("{not json", encoding="utf-8")
+    assert cache.get("docs/a.md", "key-1") is None
+
+
+def ran(run) -> tuple[int, int]:
+    """(pages that ran, pages reused) from a build's one-line summary."""
+    found = re.search(r"blocks: (\d+) page\(s\) ran, (\d+) reused", run.output)
+    assert found, run
+    return int(found[1]), int(found[2])
+
+
+@pytest.mark.site
+def test_serve_reuses_an_unchanged_page_and_a_build_never_does(make_site):
+    site = make_site({"index.md": PAGE, "other.md": page(fence("print('other page')"))}, KIT)
+    assert site.accept().code == 0
+
+    assert ran(site.build("--no-strict", mode="serve")) == (2, 0)
+    assert ran(site.build("--no-strict", mode="serve")) == (0, 2)
+    site.write(*EDITS["page-prose"][:2])
+    prose = site.build("--no-strict", mode="serve")
+    assert ran(prose) == (0, 2) and "Some other prose, longer." in site.html()
+    assert "hello" in site.html()  # the reused output is on the page
+    site.write(*EDITS["kit-code"][:2])
+    assert ran(site.build("--no-strict", mode="serve")) == (2, 0)
+    assert (site.root / ".cache" / "sitebuild").is_dir()
+
+    built, accepted = site.build(), site.accept()
+
+    assert built.code == 0 and ran(built) == (2, 0)
+    assert "nothing to rewrite" in accepted.output
