@@ -113,7 +113,8 @@ def rebuild():
 rebuild()  # the first build of a serve session: every block runs
 seconds = []
 for n in range(rebuilds):
-    page.write_text(page.read_text(encoding="utf-8") + f"\\nOne more sentence of prose, number {n}.\\n", encoding="utf-8")
+    prose = f"\\nOne more sentence of prose, number {n}.\\n"
+    page.write_text(page.read_text(encoding="utf-8") + prose, encoding="utf-8")
     start = time.perf_counter()
     rebuild()
     seconds.append(time.perf_counter() - start)

@@ -45,11 +45,13 @@ SHOWN_PAGES = {
     "quoted-title.md": page('```python exec="on" title=\'Say "hi"\'\nprint("hi")\n```\n'),
     "html-title.md": page('```python exec="on" title="<b>bold</b> & co"\nprint("titled")\n```\n'),
     "tabs.md": page(f'```python exec="on"\nfor n in range(2):\n{TAB}print("tab", n)\n```\n'),
-    "crlf.md": page(fence("print('crlf page')"), "\n!!! note\n\n    ```python exec=\"on\"\n    print('in a note')\n    ```\n")
-    .replace("\n", "\r\n"),
+    "crlf.md": page(
+        fence("print('crlf page')"), '\n!!! note\n\n    ```python exec="on"\n    print(\'in a note\')\n    ```\n'
+    ).replace("\n", "\r\n"),
     "list.md": page("1. First step:\n\n    ```bash exec=\"on\"\n    echo 'in a list'\n    ```\n\n2. Second step.\n"),
     "ansi.md": page(fence(r"printf '\033[32mgreen\033[0m plain\n'", "bash"),
-                    fence(r"print('\x1b[1mbold\x1b[0m, \x1b]8;;https://example.org\x1b\\link\x1b]8;;\x1b\\, bell\x07')")),
+                    fence(r"print('\x1b[1mbold\x1b[0m, \x1b]8;;https://example.org\x1b\\link\x1b]8;;\x1b\\, "
+                          r"bell\x07')")),
     "stderr-order.md": page(fence("python -c \"import sys; print('out'); print('err', file=sys.stderr)\"", "bash")),
     "background.md": page(fence("sleep 30 &\necho started", "bash", timeout="20"),
                           fence("sleep 30 > /dev/null &\necho also started", "bash", timeout="20"),
@@ -162,7 +164,9 @@ def test_a_tab_indented_block_runs_and_renders(shown):
     assert boxes(article(site.html("tabs.md")), "Output") == ["tab 0\ntab 1\n"]
 
 
-@pytest.mark.parametrize(("name", "expected"), [("crlf.md", ["crlf page\n", "in a note\n"]), ("list.md", ["in a list\n"])])
+@pytest.mark.parametrize(
+    ("name", "expected"), [("crlf.md", ["crlf page\n", "in a note\n"]), ("list.md", ["in a list\n"])]
+)
 def test_blocks_in_crlf_pages_notes_and_lists_run_and_render(name, expected, shown):
     site, _, _ = shown
 
@@ -224,7 +228,8 @@ def test_colour_codes_are_removed_and_other_controls_made_visible(shown):
 
 def test_plain_text_removes_every_kind_of_escape_sequence():
     assert plain_text("\x1b[1;31mred\x1b[0m \x1b]0;title\x07\x1b(Bok \x9b32mcsi\x1b[2K") == "red ok csi"
-    assert plain_text("tab\tand newline\n stay, \x00 and \x7f do not") == "tab\tand newline\n stay, \\x00 and \\x7f do not"
+    kept = "tab\tand newline\n stay, \x00 and \x7f do not"
+    assert plain_text(kept) == "tab\tand newline\n stay, \\x00 and \\x7f do not"
 
 
 # 6. The block environment is the site's ----------------------------------------------------------------
@@ -355,8 +360,8 @@ def test_workdir_width_and_hidden_lines(shown):
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        pytest.param({"html": "1"}, "option html='1' is refused: html=\"on\" would put the output on the page as live HTML",
-                     id="html"),
+        pytest.param({"html": "1"}, "option html='1' is refused: html=\"on\" would put the output on the page as "
+                     "live HTML", id="html"),
         pytest.param({"session": "shared"}, "option session='shared' is refused", id="session"),
         pytest.param({"returncode": "2"}, "returncode applies to bash blocks", id="returncode-on-python"),
         pytest.param({"workdir": "../outside"}, "option workdir='../outside' is not valid", id="workdir-outside"),
