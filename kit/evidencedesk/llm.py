@@ -202,7 +202,7 @@ class ScriptedClient:
         self.requests: list[LLMRequest] = []
 
     def complete(self, request: LLMRequest) -> LLMResponse:
-        """Return the next scripted reply, or raise it if it is an LLMError. Raises ScriptExhausted when none is left."""
+        """Return the next scripted reply, or raise it if it is an LLMError. Raises ScriptExhausted when done."""
         if len(self.requests) >= len(self.replies):
             raise ScriptExhausted(f"script of {len(self.replies)} replies is used up")
         reply = self.replies[len(self.requests)]

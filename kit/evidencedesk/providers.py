@@ -114,7 +114,7 @@ class FakeAlphaServer(_FakeServer):
         if _is(entry, SLOW):
             raise TimeoutError("no reply before the transport's deadline")
         if isinstance(entry, Fault):  # GARBLE: the connection dropped halfway through the body
-            return 200, '{"id": "alpha-%d", "output_te' % self.used
+            return 200, f'{{"id": "alpha-{self.used}", "output_te'
         entry = entry[:sent["max_output_tokens"] * CHARS_PER_TOKEN]  # a model stops at its output allowance
         used_in = sum(estimate_tokens(m["text"]) + 4 for m in sent["input"])
         usage = {"input_tokens": used_in, "output_tokens": estimate_tokens(entry)}

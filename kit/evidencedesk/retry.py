@@ -91,16 +91,22 @@ class RetryClient:
 
     def _wait_or_raise(self, error: LLMError, attempt: int, request: LLMRequest) -> float:
         """The seconds to wait before the next attempt; raises instead when there should be none."""
-        wait_s = max(self.policy.backoff(attempt), getattr(error, "retry_after_s", 0.0))
-        give_up = ("not retryable" if not error.retryable
-                   else "out of attempts" if attempt == self.policy.max_attempts
-                   else f"asked to wait {wait_s:.2f} s, over the {self.policy.cap_s:.2f} s cap"
-                   if wait_s > self.policy.cap_s else "")
-        if give_up:
-            self.log.append(Attempt(attempt, error.code, f"give up: {give_up}"))
+        wait_s = max(self.policy.backoff(attempt), getattr(error, "retry_after_s", 0.0))  # the provider's, if longer
+        if why := self._no_retry(error, attempt, wait_s):
+            self.log.append(Attempt(attempt, error.code, f"give up: {why}"))
             raise error
         if self.budget is not None and (reason := self.budget.over_budget(request, wait_s)):
             self.log.append(Attempt(attempt, error.code, f"stop: {reason}"))
             raise BudgetExceeded(reason, f"no retry after {error.code} (attempt {attempt})") from error
         self.log.append(Attempt(attempt, error.code, f"wait {wait_s:.2f} s"))
         return wait_s
+
+    def _no_retry(self, error: LLMError, attempt: int, wait_s: float) -> str:
+        """Why this failure gets no retry at all, or "" when it may get one."""
+        if not error.retryable:
+            return "not retryable"  # the same request fails the same way again
+        if attempt == self.policy.max_attempts:
+            return "out of attempts"
+        if wait_s > self.policy.cap_s:
+            return f"asked to wait {wait_s:.2f} s, over the {self.policy.cap_s:.2f} s cap"
+        return ""

@@ -60,7 +60,8 @@ def client_for(adapter: type, server: type, script: list) -> tuple[LLMClient, ob
 @pytest.mark.parametrize(("adapter", "server"), ADAPTERS)
 def test_the_same_request_comes_back_as_the_same_response(adapter: type, server: type) -> None:
     client, _ = client_for(adapter, server, [REPLY])
-    assert client.complete(ask()) == LLMResponse(REPLY, "small-model-1", Usage(request_tokens(ask()), estimate_tokens(REPLY)))
+    expected = LLMResponse(REPLY, "small-model-1", Usage(request_tokens(ask()), estimate_tokens(REPLY)))
+    assert client.complete(ask()) == expected
 
 
 def test_both_adapters_agree_with_the_scripted_client() -> None:
