@@ -1,6 +1,9 @@
 """evidencedesk: the teaching kit of the course, one small idea per module.
 
-llm (messages, requests, a scripted client), usage (clock, prices, ledger, slow and timed clients),
+In course order: llm (messages, requests, the kit's errors, a scripted client), providers (two invented
+wire formats and their adapters), usage (clock, prices, ledger, latency percentiles, slow, timed and
+timeout clients), budget (the per-run budget), cache (the response cache), limits (per-user daily
+limits), retry (capped backoff within the budget); each imports only modules before it. Then
 tools (the tool contract: schemas, registry, result codes), helpdesk (the three help-desk tools and
 their data), gate (permissions, limits, approval, audit),
 context (trust labels and prompt assembly), security (injection signals, personal data, redaction),

@@ -1,9 +1,12 @@
-"""Provider-neutral LLM client: messages, requests, responses, and a scripted client for tests.
+"""Provider-neutral LLM client: messages, requests, responses, the kit's own errors, and a scripted client.
 
 Every provider is reached through one small protocol, `LLMClient.complete(request) -> response`, so the
-rest of the kit never imports a vendor SDK. `ScriptedClient` replays fixed replies, which makes every run
-repeatable. Left out: real providers, streaming, tool-calling wire formats, and real tokenizers
-(`estimate_tokens` is a documented estimate).
+rest of the kit never imports a vendor SDK. Whatever goes wrong at a provider reaches the caller as one of
+four kit errors (RateLimited, LLMTimeout, BadRequest, MalformedResponse), each with a code and a
+`retryable` flag; providers.py holds two adapters that do this mapping. `ScriptedClient` replays fixed
+replies (or raises scripted errors), which makes every run repeatable. This module imports nothing else
+from the kit. Left out: real providers, streaming, tool-calling wire formats, and real tokenizers
+(`estimate_tokens` and `request_tokens` are documented estimates).
 """
 
 from __future__ import annotations
@@ -14,6 +17,13 @@ from typing import Protocol
 
 ROLES = frozenset({"system", "user", "assistant"})
 CHARS_PER_TOKEN = 4  # the kit's round convention for estimates, not a property of any real tokenizer
+MESSAGE_OVERHEAD_TOKENS = 4  # per message, for role and separators: part of the estimate, not measured
+
+# The kit's error codes: what calling code sees, whichever provider answered.
+RATE_LIMITED = "rate_limited"  # the provider refuses for now: too many requests or tokens; retry later
+TIMEOUT = "timeout"  # no answer in time, reported by the provider or measured by us; retry may work
+BAD_REQUEST = "bad_request"  # the provider refuses this request as written; the same request fails again
+MALFORMED_RESPONSE = "malformed_response"  # the reply does not fit the wire format; nothing usable came back
 
 
 class LLMInputError(ValueError):
@@ -22,6 +32,53 @@ class LLMInputError(ValueError):
 
 class ScriptExhausted(RuntimeError):
     """A ScriptedClient was asked for more replies than its script holds."""
+
+
+class LLMError(RuntimeError):
+    """A model call failed at or on the way to the provider: the base of the kit's four provider errors.
+
+    Attributes: code (str, one of the codes above), retryable (bool: may the same request succeed later?),
+    provider (str, who answered; "" when unknown). Args: message (str); provider (str).
+    Example: except LLMError as error: print(error.code, error.retryable)
+    """
+
+    code = "llm_error"
+    retryable = False
+
+    def __init__(self, message: str, provider: str = "") -> None:
+        super().__init__(f"{provider}: {message}" if provider else message)
+        self.provider = provider
+
+
+class RateLimited(LLMError):
+    """The provider refused for now. retry_after_s (float, seconds): how long it asks us to wait (0 if unsaid).
+
+    Example: RateLimited("too many requests", "alpha", retry_after_s=2.0)
+    """
+
+    code, retryable = RATE_LIMITED, True
+
+    def __init__(self, message: str, provider: str = "", retry_after_s: float = 0.0) -> None:
+        super().__init__(message, provider)
+        self.retry_after_s = retry_after_s
+
+
+class LLMTimeout(LLMError):
+    """The call took too long: the provider gave up, or our own per-call limit did (usage.CallTimeout)."""
+
+    code, retryable = TIMEOUT, True
+
+
+class BadRequest(LLMError):
+    """The provider refused the request as written (a limit, a field); sending it again fails again."""
+
+    code = BAD_REQUEST
+
+
+class MalformedResponse(LLMError):
+    """The reply is not the provider's documented format (not JSON, a missing field, an unknown error type)."""
+
+    code = MALFORMED_RESPONSE
 
 
 @dataclass(frozen=True)
@@ -117,27 +174,40 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
-class ScriptedClient:
-    """A fake model that returns its replies in order, with estimated usage.
+def request_tokens(request: LLMRequest) -> int:
+    """Estimate the input tokens of a request: sum of estimate_tokens(content) + 4 per message.
 
-    Args: replies (list[str]) -- the script; model (str) -- the name it reports.
-    Usage: input tokens = usage.request_tokens(request), output tokens = estimate_tokens(reply).
-    `requests` keeps every request it received, for tests.
+    An estimate for budgeting before a call, not a tokenizer count.
+    Args: request (LLMRequest). Returns: int, tokens.
+    Example: request_tokens(LLMRequest("scripted-1", [Message("user", "hello world")], 10)) -> 7
+    """
+    return sum(estimate_tokens(m.content) + MESSAGE_OVERHEAD_TOKENS for m in request.messages)
+
+
+class ScriptedClient:
+    """A fake model that returns its replies in order, with estimated usage. It says what it is: a script.
+
+    Args: replies (list of str or LLMError) -- the script; an LLMError entry is raised instead of
+    returned, to rehearse a failure; model (str) -- the name it reports.
+    A reply longer than the request's max_tokens allows is cut there, as a model stops at its allowance.
+    Usage: input tokens = request_tokens(request), output tokens = estimate_tokens(reply).
+    `requests` keeps every request it received (failed ones too), for tests.
     Raises: ScriptExhausted (from complete) when asked for more replies than the script holds.
     Example: ScriptedClient(["hi"]).complete(LLMRequest("scripted-1", [Message("user", "?")], 10)).text -> "hi"
     """
 
-    def __init__(self, replies: list[str], model: str = "scripted-1") -> None:
+    def __init__(self, replies: list[str | LLMError], model: str = "scripted-1") -> None:
         self.replies = list(replies)
         self.model = model
         self.requests: list[LLMRequest] = []
 
     def complete(self, request: LLMRequest) -> LLMResponse:
-        """Return the next scripted reply. Raises ScriptExhausted when none is left."""
-        from evidencedesk.usage import request_tokens  # late import: usage.py imports this module
-
+        """Return the next scripted reply, or raise it if it is an LLMError. Raises ScriptExhausted when done."""
         if len(self.requests) >= len(self.replies):
             raise ScriptExhausted(f"script of {len(self.replies)} replies is used up")
-        text = self.replies[len(self.requests)]
+        reply = self.replies[len(self.requests)]
         self.requests.append(request)
+        if isinstance(reply, LLMError):
+            raise reply
+        text = reply[:request.max_tokens * CHARS_PER_TOKEN]  # like a model, it stops at the output allowance
         return LLMResponse(text, self.model, Usage(request_tokens(request), estimate_tokens(text)))

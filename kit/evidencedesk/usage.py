@@ -1,15 +1,20 @@
 """Cost and latency, measured without a wall clock: a manual clock, a price table, a usage ledger,
-and two client wrappers (one slow, one with a per-call timeout).
+latency percentiles, and three client wrappers (slow, timed, and one with a per-call timeout).
 
 Prices are in credits, an invented unit, read from kit/data/prices.json as Decimal (never float).
 Time is in seconds on a ManualClock that only moves when code advances it, so tests never wait.
-Left out: real provider prices, real latency, caching, retries and rate limits.
+Token estimates (estimate_tokens, request_tokens) live in llm.py and are re-exported here; this module
+imports llm.py, never the other way round. TimeoutClient is taught with the limits of budget.py (page
+"Budgets, Caching, and Usage Limits") but lives here, beside SlowClient, since it reads the same clock.
+Left out: real provider prices, real latency, and the controls that act on these numbers (budgets,
+caching, retries and per-user limits: budget.py, cache.py, retry.py, limits.py).
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -17,10 +22,17 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evidencedesk import DATA_DIR
-from evidencedesk.llm import LLMClient, LLMRequest, LLMResponse, estimate_tokens
+from evidencedesk.llm import (  # noqa: F401 -- estimate_tokens, request_tokens: re-exported, their old home
+    MESSAGE_OVERHEAD_TOKENS,
+    LLMClient,
+    LLMRequest,
+    LLMResponse,
+    LLMTimeout,
+    estimate_tokens,
+    request_tokens,
+)
 from evidencedesk.strictjson import read_json
 
-MESSAGE_OVERHEAD_TOKENS = 4  # per message, for role and separators: part of the estimate, not measured
 PLAIN_DECIMAL = r"^[0-9]{1,20}(\.[0-9]{1,20})?$"  # the only price form: "0.000003"; no sign, exponent, space or _
 MODEL_NAME = re.compile(r"[!-~]{1,80}")  # a price table key: 1-80 visible ASCII characters, no spaces
 
@@ -33,8 +45,12 @@ class UnknownModel(LookupError):
     """A model has no entry in the price table; the message names the model."""
 
 
-class CallTimeout(RuntimeError):
-    """A call took longer than its limit. Attributes: seconds (measured), limit (seconds)."""
+class CallTimeout(LLMTimeout):
+    """A call took longer than our own per-call limit. Attributes: seconds (measured), limit (seconds).
+
+    An LLMTimeout (code "timeout", retryable), so callers handle it like a timeout the provider reports.
+    Example: CallTimeout(2.5, 2.0)  # "call took 2.50 s, limit is 2.00 s"
+    """
 
     def __init__(self, seconds: float, limit: float) -> None:
         super().__init__(f"call took {seconds:.2f} s, limit is {limit:.2f} s")
@@ -128,8 +144,10 @@ def load_prices(path: Path | str | None = None) -> dict[str, Price]:
 class UsageRecord:
     """One model call as the ledger sees it.
 
-    Args: call_id (str); model (str); input_tokens, output_tokens (int, tokens, >= 0).
-    Raises: ValueError naming the field when a token count is not a non-negative int.
+    Args: call_id (str); model (str); input_tokens, output_tokens (int, tokens, >= 0); cache_hit (bool):
+    True when a response cache answered and no provider was called, so both token counts are 0.
+    Raises: ValueError naming the field when a token count is not a non-negative int, cache_hit is not a
+    bool, or a cache hit reports tokens.
     Example: UsageRecord("run-1", "fake-agent-1", 250, 40)
     """
 
@@ -137,12 +155,17 @@ class UsageRecord:
     model: str
     input_tokens: int
     output_tokens: int
+    cache_hit: bool = False
 
     def __post_init__(self) -> None:
         for name in ("input_tokens", "output_tokens"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{name} must be a non-negative int, got {value!r}")
+        if not isinstance(self.cache_hit, bool):
+            raise ValueError(f"cache_hit must be a bool, got {self.cache_hit!r}")
+        if self.cache_hit and (self.input_tokens or self.output_tokens):
+            raise ValueError("cache_hit: a cache hit sends nothing to a provider, so its token counts must be 0")
 
 
 def cost_of(record: UsageRecord, table: dict[str, Price]) -> Decimal:
@@ -158,16 +181,6 @@ def cost_of(record: UsageRecord, table: dict[str, Price]) -> Decimal:
     return price.input * record.input_tokens + price.output * record.output_tokens
 
 
-def request_tokens(request: LLMRequest) -> int:
-    """Estimate the input tokens of a request: sum of estimate_tokens(content) + 4 per message.
-
-    An estimate for budgeting before a call, not a tokenizer count.
-    Args: request (LLMRequest). Returns: int, tokens.
-    Example: request_tokens(LLMRequest("scripted-1", [Message("user", "hello world")], 10)) -> 7
-    """
-    return sum(estimate_tokens(m.content) + MESSAGE_OVERHEAD_TOKENS for m in request.messages)
-
-
 def record_usage(request: LLMRequest, response: LLMResponse, call_id: str) -> UsageRecord:
     """Turn one call into a UsageRecord: the request's model, the response's token counts.
 
@@ -180,13 +193,15 @@ def record_usage(request: LLMRequest, response: LLMResponse, call_id: str) -> Us
 
 @dataclass(frozen=True)
 class Summary:
-    """Totals of a ledger: calls (int), input_tokens, output_tokens, tokens (int, tokens), cost (Decimal, credits)."""
+    """Totals of a ledger: calls (int, cache hits included), input_tokens, output_tokens, tokens (int, tokens),
+    cost (Decimal, credits), cache_hits (int, calls a cache answered for 0 credits)."""
 
     calls: int
     input_tokens: int
     output_tokens: int
     tokens: int
     cost: Decimal
+    cache_hits: int = 0
 
 
 class Ledger:
@@ -218,7 +233,46 @@ class Ledger:
         tokens_in = sum(r.input_tokens for r in self._records)
         tokens_out = sum(r.output_tokens for r in self._records)
         cost = sum((cost_of(r, self.table) for r in self._records), Decimal(0))
-        return Summary(len(self._records), tokens_in, tokens_out, tokens_in + tokens_out, cost)
+        hits = sum(r.cache_hit for r in self._records)
+        return Summary(len(self._records), tokens_in, tokens_out, tokens_in + tokens_out, cost, hits)
+
+
+def percentile(values: Sequence[float], p: float) -> float:
+    """The p-th percentile by the nearest-rank method: the smallest value with at least p% of values <= it.
+
+    Always one of the values measured, never an average of two (statistics.quantiles interpolates).
+    Definition: "Percentile", nearest-rank method, https://en.wikipedia.org/wiki/Percentile (read 2026-10-12).
+    Args: values (sequence of float, e.g. seconds; not empty, all finite); p (float, percent, 0 < p <= 100).
+    Returns: float, one of the values. Raises: ValueError naming values or p when either is out of range.
+    Example: percentile([0.5, 0.5, 0.6, 5.4], 50) -> 0.5
+    """
+    if not values or not all(isinstance(v, int | float) and math.isfinite(v) for v in values):
+        raise ValueError("values must be a non-empty sequence of finite numbers")
+    if isinstance(p, bool) or not isinstance(p, int | float) or not 0 < p <= 100:
+        raise ValueError(f"p must be a percent with 0 < p <= 100, got {p!r}")
+    ordered = sorted(values)
+    rank = math.ceil(p * len(ordered) / 100)  # 1-based; p * n first, so 95 * 20 / 100 is exactly 19
+    return ordered[rank - 1]
+
+
+@dataclass(frozen=True)
+class LatencySummary:
+    """Latency of a run of calls, in seconds: calls (int), mean_s, p50_s, p95_s, max_s (float, seconds)."""
+
+    calls: int
+    mean_s: float
+    p50_s: float
+    p95_s: float
+    max_s: float
+
+
+def latency_summary(seconds: Sequence[float]) -> LatencySummary:
+    """Mean, p50, p95 and max of call durations (seconds). Raises ValueError as percentile does.
+
+    Example: latency_summary([0.5, 0.5, 0.6, 5.4]).p95_s -> 5.4
+    """
+    p50, p95 = percentile(seconds, 50), percentile(seconds, 95)  # these check the values first
+    return LatencySummary(len(seconds), sum(seconds) / len(seconds), p50, p95, max(seconds))
 
 
 class SlowClient:
@@ -227,13 +281,15 @@ class SlowClient:
     Each complete() advances clock by base_s + per_output_token_s * output tokens (seconds).
     Args: inner (LLMClient); clock (ManualClock); base_s (float, seconds per call);
     per_output_token_s (float, seconds per output token).
-    Raises: ValueError for a negative delay; whatever inner.complete raises.
+    Raises: ValueError for a delay that is negative, not finite or not a number; whatever inner.complete raises.
     Example: SlowClient(ScriptedClient(["ok"]), clock, base_s=0.4).complete(request)  # clock moves 0.41 s
     """
 
     def __init__(self, inner: LLMClient, clock: ManualClock, base_s: float, per_output_token_s: float = 0.01) -> None:
-        if base_s < 0 or per_output_token_s < 0:
-            raise ValueError(f"delays must be >= 0, got base_s={base_s}, per_output_token_s={per_output_token_s}")
+        if not all(isinstance(d, int | float) and not isinstance(d, bool) and 0 <= d < math.inf
+                   for d in (base_s, per_output_token_s)):
+            raise ValueError(f"delays must be finite numbers >= 0, got base_s={base_s!r}, "
+                             f"per_output_token_s={per_output_token_s!r}")
         self.inner, self.clock = inner, clock
         self.base_s, self.per_output_token_s = base_s, per_output_token_s
 
@@ -244,18 +300,40 @@ class SlowClient:
         return response
 
 
+class TimedClient:
+    """Wraps a client and records how long each call took on the clock, failed calls included.
+
+    Args: inner (LLMClient); clock (callable returning seconds, e.g. ManualClock).
+    `seconds` holds one duration per call (float, seconds), in order.
+    Example: timed = TimedClient(SlowClient(inner, clock, 0.4), clock); timed.complete(request); timed.seconds
+    """
+
+    def __init__(self, inner: LLMClient, clock: ManualClock) -> None:
+        self.inner, self.clock = inner, clock
+        self.seconds: list[float] = []
+
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        """Run the inner call and note its duration (seconds), even when it raises."""
+        start = self.clock()
+        try:
+            return self.inner.complete(request)
+        finally:
+            self.seconds.append(self.clock() - start)
+
+
 class TimeoutClient:
     """Wraps a client and raises CallTimeout when one call took longer than timeout_s on the clock.
 
-    The simulated call has finished when the time is measured; a real client would cancel it instead.
+    The simulated call has finished when the time is measured, so a wrapper inside this one has already
+    recorded (and a provider may bill) the late call; a real client would cancel it at the limit instead.
     Args: inner (LLMClient); clock (ManualClock); timeout_s (float, seconds, > 0).
-    Raises: ValueError for timeout_s <= 0; CallTimeout (from complete) with seconds and limit.
+    Raises: ValueError for a timeout_s that is not a finite number > 0; CallTimeout (from complete).
     Example: TimeoutClient(SlowClient(inner, clock, 3.0), clock, timeout_s=2.0).complete(request)  # CallTimeout
     """
 
     def __init__(self, inner: LLMClient, clock: ManualClock, timeout_s: float) -> None:
-        if timeout_s <= 0:
-            raise ValueError(f"timeout_s must be > 0, got {timeout_s}")
+        if isinstance(timeout_s, bool) or not isinstance(timeout_s, int | float) or not 0 < timeout_s < math.inf:
+            raise ValueError(f"timeout_s must be a finite number of seconds > 0, got {timeout_s!r}")
         self.inner, self.clock, self.timeout_s = inner, clock, timeout_s
 
     def complete(self, request: LLMRequest) -> LLMResponse:

@@ -1,20 +1,34 @@
-"""Tests for evidencedesk.llm: messages, requests, the token estimate and the scripted client."""
+"""Tests for evidencedesk.llm: messages, requests, token estimates, the kit's errors and the scripted client."""
 
 from __future__ import annotations
 
+import ast
 import json
+from pathlib import Path
 
 import pytest
 
+from evidencedesk import llm
 from evidencedesk.llm import (
+    BAD_REQUEST,
+    MALFORMED_RESPONSE,
+    MESSAGE_OVERHEAD_TOKENS,
+    RATE_LIMITED,
+    TIMEOUT,
+    BadRequest,
+    LLMError,
     LLMInputError,
     LLMRequest,
     LLMResponse,
+    LLMTimeout,
+    MalformedResponse,
     Message,
+    RateLimited,
     ScriptedClient,
     ScriptExhausted,
     Usage,
     estimate_tokens,
+    request_tokens,
 )
 
 
@@ -87,3 +101,48 @@ def test_scripted_client_raises_a_named_error_when_the_script_runs_out() -> None
     client.complete(ask())
     with pytest.raises(ScriptExhausted, match="1 replies"):
         client.complete(ask())
+
+
+def test_request_tokens_lives_here_and_adds_four_per_message() -> None:
+    request = LLMRequest("m", [Message("system", "abcd"), Message("user", "abcdefgh")], max_tokens=5)
+    assert request_tokens(request) == (1 + MESSAGE_OVERHEAD_TOKENS) + (2 + MESSAGE_OVERHEAD_TOKENS)
+
+
+def test_llm_imports_nothing_else_from_the_kit() -> None:
+    """The dependency runs one way: usage.py and later modules import llm.py, never the reverse."""
+    tree = ast.parse(Path(llm.__file__).read_text(encoding="utf-8"))
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+    imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    assert not any(name.startswith("evidencedesk") for name in imported), imported
+
+
+def test_scripted_client_stops_at_the_output_allowance() -> None:
+    client = ScriptedClient(["x" * 1000])
+    response = client.complete(LLMRequest("scripted-1", [Message("user", "long?")], max_tokens=10))
+    assert response.text == "x" * 40 and response.usage.output_tokens == 10
+
+
+def test_scripted_client_raises_a_scripted_error_and_then_goes_on() -> None:
+    client = ScriptedClient([RateLimited("slow down", "script", retry_after_s=2.0), "fine"])
+    with pytest.raises(RateLimited) as caught:
+        client.complete(ask())
+    assert caught.value.retry_after_s == 2.0 and str(caught.value) == "script: slow down"
+    assert client.complete(ask()).text == "fine" and len(client.requests) == 2
+
+
+@pytest.mark.parametrize(
+    ("error", "code", "retryable"),
+    [
+        (RateLimited("x"), RATE_LIMITED, True),
+        (LLMTimeout("x"), TIMEOUT, True),
+        (BadRequest("x"), BAD_REQUEST, False),
+        (MalformedResponse("x"), MALFORMED_RESPONSE, False),
+    ],
+)
+def test_each_kit_error_has_its_code_and_says_whether_to_retry(error: LLMError, code: str, retryable: bool) -> None:
+    assert isinstance(error, LLMError) and isinstance(error, RuntimeError)
+    assert (error.code, error.retryable, error.provider, str(error)) == (code, retryable, "", "x")
+
+
+def test_codes_are_distinct() -> None:
+    assert len({RATE_LIMITED, TIMEOUT, BAD_REQUEST, MALFORMED_RESPONSE}) == 4

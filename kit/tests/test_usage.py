@@ -1,14 +1,16 @@
-"""Tests for evidencedesk.usage: clock, price table, ledger, and the slow and timeout wrappers."""
+"""Tests for evidencedesk.usage: clock, price table, ledger, latency percentiles, and the client wrappers."""
 
 from __future__ import annotations
 
+import ast
 import json
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
-from evidencedesk.llm import LLMRequest, LLMResponse, Message, ScriptedClient, Usage
+from evidencedesk import usage
+from evidencedesk.llm import LLMRequest, LLMResponse, LLMTimeout, Message, ScriptedClient, ScriptExhausted, Usage
 from evidencedesk.usage import (
     CallTimeout,
     Ledger,
@@ -16,11 +18,14 @@ from evidencedesk.usage import (
     Price,
     PriceTableError,
     SlowClient,
+    TimedClient,
     TimeoutClient,
     UnknownModel,
     UsageRecord,
     cost_of,
+    latency_summary,
     load_prices,
+    percentile,
     record_usage,
     request_tokens,
 )
@@ -213,3 +218,96 @@ def test_plain_decimal_prices_load_exactly(tmp_path: Path) -> None:
     path = tmp_path / "prices.json"
     path.write_text('{"m": {"input": "0.000003", "output": "12"}, "free": {"input": "0", "output": "0.0"}}')
     assert load_prices(path) == {"m": Price(Decimal("0.000003"), Decimal("12")), "free": Price(Decimal(0), Decimal(0))}
+
+
+# Latency: percentiles over a run of calls, not averages.
+@pytest.mark.parametrize(
+    ("values", "p", "expected"),
+    [
+        ([3.0, 1.0, 2.0], 50, 2.0),
+        ([1.0, 2.0, 3.0, 4.0], 50, 2.0),  # nearest rank: ceil(0.5 * 4) = 2nd value, never an average of two
+        ([0.5] * 19 + [9.0], 95, 0.5),  # the 19th of 20 values
+        ([0.5] * 18 + [9.0, 9.5], 95, 9.0),
+        ([0.5] * 18 + [9.0, 9.5], 100, 9.5),
+        ([7.0], 95, 7.0),
+        ([1.0, 2.0], 0.1, 1.0),
+    ],
+)
+def test_percentile_is_the_nearest_rank_value(values: list[float], p: float, expected: float) -> None:
+    assert percentile(values, p) == expected
+    assert percentile(values, p) in values
+
+
+@pytest.mark.parametrize(("values", "p", "named"), [([], 50, "values"), ([1.0, float("nan")], 50, "values"),
+                                                     ([1.0, float("inf")], 50, "values"), (["1"], 50, "values"),
+                                                     ([1.0], 0, "p"), ([1.0], 101, "p"), ([1.0], True, "p"),
+                                                     ([1.0], float("nan"), "p")])
+def test_percentile_refuses_what_has_no_percentile(values: list, p: object, named: str) -> None:
+    with pytest.raises(ValueError, match=named):
+        percentile(values, p)  # type: ignore[arg-type]
+
+
+def test_a_slow_tail_moves_the_mean_and_p95_but_not_p50() -> None:
+    fast = latency_summary([0.5] * 20)
+    tailed = latency_summary([0.5] * 18 + [6.0, 6.0])
+    assert fast.mean_s == fast.p50_s == fast.p95_s == 0.5
+    assert tailed.p50_s == 0.5 and tailed.p95_s == 6.0 and tailed.max_s == 6.0
+    assert tailed.mean_s == pytest.approx(1.05) and not any(abs(v - tailed.mean_s) < 0.4 for v in [0.5, 6.0])
+
+
+def test_timed_client_records_every_call_failed_ones_too() -> None:
+    clock = ManualClock()
+    inner = ScriptedClient(["x" * 40, "y"])
+    timed = TimedClient(SlowClient(inner, clock, base_s=0.4, per_output_token_s=0.01), clock)
+    timed.complete(ask())
+    timed.complete(ask())
+    with pytest.raises(ScriptExhausted):
+        timed.complete(ask())
+    assert timed.seconds == pytest.approx([0.5, 0.41, 0.0])
+
+
+def test_call_timeout_is_the_kits_retryable_timeout() -> None:
+    error = CallTimeout(2.5, 2.0)
+    assert isinstance(error, LLMTimeout) and error.code == "timeout" and error.retryable
+    assert str(error) == "call took 2.50 s, limit is 2.00 s"
+
+
+@pytest.mark.parametrize("timeout_s", [-1.0, float("nan"), float("inf"), "2", True])
+def test_timeout_client_needs_a_finite_positive_limit(timeout_s: object) -> None:
+    with pytest.raises(ValueError, match="timeout_s"):
+        TimeoutClient(ScriptedClient([]), ManualClock(), timeout_s)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("base_s", "per_token"), [(float("nan"), 0.01), (0.1, float("inf")), ("1", 0.0)])
+def test_slow_client_refuses_delays_that_are_not_finite_numbers(base_s: object, per_token: object) -> None:
+    with pytest.raises(ValueError, match="delays"):
+        SlowClient(ScriptedClient([]), ManualClock(), base_s, per_token)  # type: ignore[arg-type]
+
+
+def test_a_cache_hit_is_recorded_free_and_counted() -> None:
+    ledger = Ledger(TABLE)
+    ledger.add(UsageRecord("c1", "m", 100, 10))
+    ledger.add(UsageRecord("c2", "m", 0, 0, cache_hit=True))
+    summary = ledger.summary()
+    assert (summary.calls, summary.cache_hits, summary.cost) == (2, 1, Decimal("0.000360"))
+    assert cost_of(ledger.records[1], TABLE) == 0
+
+
+@pytest.mark.parametrize(("tokens", "hit"), [((1, 0), True), ((0, 1), True), ((0, 0), "yes")])
+def test_a_cache_hit_has_no_tokens_and_is_a_bool(tokens: tuple[int, int], hit: object) -> None:
+    with pytest.raises(ValueError, match="cache_hit"):
+        UsageRecord("c1", "m", *tokens, cache_hit=hit)  # type: ignore[arg-type]
+
+
+def test_usage_imports_only_earlier_modules() -> None:
+    """llm.py comes first in the course, usage.py second: nothing here imports a later module."""
+    tree = ast.parse(Path(usage.__file__).read_text(encoding="utf-8"))
+    kit = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+           and node.module and node.module.startswith("evidencedesk")}
+    assert kit == {"evidencedesk", "evidencedesk.llm", "evidencedesk.strictjson"}, kit
+
+
+def test_old_import_paths_still_work() -> None:
+    from evidencedesk.llm import request_tokens as moved
+
+    assert request_tokens is moved and usage.MESSAGE_OVERHEAD_TOKENS == 4

@@ -13,8 +13,7 @@ import json
 import re
 from typing import Any
 
-from evidencedesk.llm import LLMRequest, LLMResponse, Usage, estimate_tokens
-from evidencedesk.usage import request_tokens
+from evidencedesk.llm import LLMRequest, LLMResponse, Usage, estimate_tokens, request_tokens
 
 FAKE_MODEL = "fake-agent-1"  # the name the fakes report; it has an entry in the price table
 BLOCK = re.compile(r'<([a-z_]+) source="([^"]*)">\n(.*?)\n</\1>', re.DOTALL)
@@ -70,7 +69,7 @@ class FakeModel:
     """A scripted LLMClient for the agent loop. kind picks the behaviour (see KINDS).
 
     Args: kind (str) -- one of FakeModel.KINDS; the default "sensible" does the task properly.
-    Usage reported: input = usage.request_tokens(request), output = estimate_tokens(reply) (tokens).
+    Usage reported: input = llm.request_tokens(request), output = estimate_tokens(reply) (tokens).
     Raises: ValueError naming the kind and the known kinds when kind is unknown.
     Example: FakeModel("loop").complete(request).text  # '{"action": "call", "tool": "get_ticket", ...}'
     """

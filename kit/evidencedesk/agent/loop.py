@@ -14,13 +14,13 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from evidencedesk.agent.memory import SessionMemory
 from evidencedesk.agent.state import AgentState, Trace
+from evidencedesk.budget import RunBudget as BaseRunBudget
 from evidencedesk.context import ContextPart, build_messages
 from evidencedesk.gate import CALL_LIMIT, NEEDS_APPROVAL, NOT_ALLOWED, ToolGate
 from evidencedesk.llm import LLMClient, LLMRequest, LLMResponse, Usage
@@ -43,20 +43,17 @@ RULES = (
 )
 
 
-class RunBudget(BaseModel):
-    """Limits for one run, checked before every model call.
+class RunBudget(BaseRunBudget):
+    """Limits for one agent run, checked before every model call: the run budget of budget.py plus one more.
 
     max_steps (int, model decisions), max_seconds (float, seconds on the injected clock),
-    max_cost (Decimal, credits; an invented unit), max_stuck (int, failed or rejected steps in a row).
+    max_cost (Decimal, credits; an invented unit), all from budget.RunBudget; and
+    max_stuck (int, failed or rejected steps in a row).
     Strict: no strings or bools for numbers, no float for max_cost, no NaN or infinity.
     Raises pydantic.ValidationError naming the field when a limit is not > 0, of the wrong type, or unknown.
     Example: RunBudget(max_steps=3)
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
-    max_steps: int = Field(default=8, gt=0)
-    max_seconds: float = Field(default=60.0, gt=0)
-    max_cost: Decimal = Field(default=Decimal("0.05"), gt=0)
     max_stuck: int = Field(default=2, gt=0)
 
 
