@@ -37,7 +37,7 @@ from markdown_exec import MarkdownConverter, code_block  # noqa: E402
 from mkdocs.exceptions import PluginError  # noqa: E402
 from mkdocs.plugins import get_plugin_logger  # noqa: E402
 
-from sitebuild import approved  # noqa: E402
+from sitebuild import approved, crosslinks  # noqa: E402
 from sitebuild.blocks import BlockError, normalize, page_blocks  # noqa: E402
 from sitebuild.verify import PageReport, accept, refuse_unstable, run_blocks, verify  # noqa: E402
 
@@ -148,6 +148,7 @@ def on_page_content(html_text: str, page, config, files) -> str:
         "or a fence Markdown reads as text?); fix its fence"
         for block in hidden
     ]
+    unseen += crosslinks.check_page(page.file.src_uri, page.file.content_string, config.nav)  # unlinked course pages
     report.problems.extend(unseen)
     for message in report.failures():
         (log.warning if _site.mode == "serve" else log.error)(message)
