@@ -5,5 +5,9 @@
 - approved.py: the approved outputs in data/, one plain-text file per page.
 - verify.py: hold outputs against the approved ones, or approve them.
 - hook.py: the MkDocs hook that wires this into markdown-exec and the build.
+- crosslinks.py: every mention of another course page in prose must be a link (called by hook.py).
+- coursenav.py: the course pages read from the nav (course, chapter, place), shared by the modules below.
+- chrome.py: the MkDocs hook that works out the course chrome (page k of N, reading time, minutes left).
+- gen_downloads.py: the kit download, with its own README, LICENSE and pyproject.toml.
 - __main__.py: `python -m sitebuild accept`, what `make accept` runs.
 """

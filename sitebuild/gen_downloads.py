@@ -1,39 +1,240 @@
 """mkdocs-gen-files script: put the kit on the site as one download, downloads/evidencedesk-kit.zip.
 
-The archive holds kit/ (the package, its data and its tests) and pyproject.toml, so a learner can
-unpack it and run `pip install -e ".[test]"` then `python -m pytest kit/tests`. It is built the
-same on every machine: files in sorted order, one fixed timestamp and fixed permissions.
+The archive unpacks into `evidencedesk-kit/`, a small project of its own:
+- README.md: how to install the kit and run its tests and a page's examples, and what each module
+  teaches, with links to the pages that teach it (built from the nav and the pages, see kit_readme);
+- LICENSE: the repo's licence file;
+- pyproject.toml: the kit's own project (its package, its test extra, pytest's settings), made from
+  the repo's pyproject.toml without the site's tools (see kit_pyproject);
+- kit/: the package, its data and its tests.
+A learner unpacks it, runs `pip install -e ".[test]"` and `python -m pytest kit/tests`. The archive
+is the same on every machine: files in sorted order, one fixed timestamp and fixed permissions.
+
+Left out: a wheel or sdist of the kit. The kit reads its data from kit/data next to the package,
+so it is installed editable, from the unpacked folder.
 """
 
 from __future__ import annotations
 
+import ast
 import io
+import json
+import posixpath
+import re
+import sys
+import tomllib
 import zipfile
 from pathlib import Path
 
-import mkdocs_gen_files
-
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # mkdocs-gen-files runs this file by path
+    sys.path.insert(0, str(ROOT))
+
+from sitebuild.coursenav import CoursePage, course_pages, page_url  # noqa: E402
+
 FIXED_TIME = (2026, 1, 1, 0, 0, 0)  # zip stores no time zone; a constant keeps the archive reproducible
+FOLDER = "evidencedesk-kit"
+README_TEMPLATE = Path(__file__).with_name("kit_readme.md")
+MODULES_MARK = "<!-- modules -->"
+BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
 def kit_files(root: Path) -> list[Path]:
-    """The files a learner downloads, relative to root, sorted: kit/ without caches, and pyproject.toml."""
+    """The kit's own files a learner downloads, relative to root, sorted: kit/ without caches.
+
+    Example: Path("kit/evidencedesk/llm.py") in kit_files(ROOT)
+    """
     files = [p for p in (root / "kit").rglob("*") if p.is_file() and "__pycache__" not in p.parts]
-    return sorted(p.relative_to(root) for p in [*files, root / "pyproject.toml"])
+    return sorted(p.relative_to(root) for p in files)
 
 
-def kit_archive(root: Path) -> bytes:
-    """The kit as zip bytes, identical for identical files. Example: kit_archive(ROOT)[:2] == b"PK" """
+def module_summary(path: Path) -> str:
+    """The first paragraph of a module's docstring, on one line ("" without a docstring).
+
+    Example: module_summary(ROOT / "kit/evidencedesk/llm.py").startswith("Provider-neutral")
+    """
+    docstring = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    return " ".join(docstring.split("\n\n")[0].split())
+
+
+def tests_of(module: str) -> str:
+    """The test file of a kit module, by the kit's convention: agent/state.py -> kit/tests/test_agent_state.py."""
+    return f"kit/tests/test_{module.removesuffix('.py').replace('/', '_')}.py"
+
+
+def teaching_pages(module: str, pages: list[CoursePage], sources: dict[str, str]) -> list[CoursePage]:
+    """The course pages that teach a module: those whose Markdown prints its code or runs its tests.
+
+    Args:
+        module: the module's path under kit/evidencedesk/, e.g. "agent/state.py".
+        pages: the course pages in nav order; sources: each page's Markdown by src_uri.
+
+    Returns:
+        The pages, in nav order, whose source names kit/evidencedesk/<module> or its test file.
+    """
+    names = (f"kit/evidencedesk/{module}", tests_of(module))
+    return [p for p in pages if any(name in sources.get(p.src_uri, "") for name in names)]
+
+
+def kit_readme(root: Path, pages: list[CoursePage], sources: dict[str, str], site_url: str) -> str:
+    """The kit's README.md: README_TEMPLATE with the table of modules in place of its mark.
+
+    Args:
+        root: the repo root (kit/ is under it).
+        pages: the course pages, in nav order (coursenav.course_pages).
+        sources: each course page's Markdown, by src_uri.
+        site_url: the site's address (mkdocs.yml site_url); "" when it has none, and then each
+            page is named with its path on the site.
+
+    Returns:
+        The README text. One table row per module of kit/evidencedesk (packages' __init__ left
+        out): its file, what it does (its docstring's first paragraph), its test file, and the
+        pages that teach it ("not on the site yet" when none does yet).
+    """
+    rows = ["| Module | What it does | Tests | Taught on |", "|---|---|---|---|"]
+    package = root / "kit" / "evidencedesk"
+    for path in sorted(package.rglob("*.py")):
+        if path.name == "__init__.py" or "__pycache__" in path.parts:
+            continue
+        module = path.relative_to(package).as_posix()
+        links = []
+        for page in teaching_pages(module, pages, sources):
+            url = page_url(page.src_uri)
+            links.append(f"[{page.title}]({site_url.rstrip('/')}/{url})" if site_url else f"*{page.title}* (`{url}`)")
+        tests = tests_of(module)
+        tests_cell = f"`{tests}`" if (root / tests).is_file() else "none"
+        summary = module_summary(path).replace("|", "\\|")
+        rows.append(f"| `kit/evidencedesk/{module}` | {summary} | {tests_cell} | {', '.join(links) or 'not on the site yet'} |")
+    template = README_TEMPLATE.read_text(encoding="utf-8")
+    if MODULES_MARK not in template:
+        raise ValueError(f"{README_TEMPLATE.name} has no {MODULES_MARK} line for the table of modules")
+    where = (
+        f"The pages are on the course site, {site_url}."
+        if site_url
+        else "After each page's title comes its path on the course site, the site you downloaded this kit from."
+    )
+    return template.replace(MODULES_MARK, where + "\n\n" + "\n".join(rows))
+
+
+def _toml_key(key: str) -> str:
+    return key if BARE_KEY.match(key) else json.dumps(key)
+
+
+def _toml_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str | int | float):
+        return json.dumps(value)  # a JSON string is a TOML basic string
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(item) for item in value) + "]"
+    raise TypeError(f"cannot write {value!r} as a TOML value")
+
+
+def toml_text(tables: dict[str, dict]) -> str:
+    """TOML for {table name: {key: value}}, nested dicts written as sub-tables ([a.b]).
+
+    Example: toml_text({"project": {"name": "x", "license": {"text": "MIT"}}}) ==
+        '[project]\\nname = "x"\\n\\n[project.license]\\ntext = "MIT"\\n'
+    """
+    chunks = []
+
+    def table(name: str, body: dict) -> None:
+        lines = [f"{_toml_key(k)} = {_toml_value(v)}" for k, v in body.items() if not isinstance(v, dict)]
+        if lines or not body:  # a table holding only tables needs no header of its own
+            chunks.append("\n".join([f"[{name}]", *lines]))
+        for k, v in body.items():
+            if isinstance(v, dict):
+                table(f"{name}.{_toml_key(k)}", v)
+
+    for name, body in tables.items():
+        table(name, body)
+    return "\n\n".join(chunks) + "\n"
+
+
+def kit_pyproject(repo_pyproject: str) -> str:
+    """The kit's pyproject.toml, made from the repo's: the same package, version and dependencies,
+    the test extra, the README, and pytest's settings for kit/tests; no site tools, no dependency groups.
+
+    Args:
+        repo_pyproject: the text of the repo's pyproject.toml.
+
+    Returns:
+        The kit's pyproject.toml text.
+
+    Raises:
+        KeyError: the repo's pyproject.toml lacks [build-system], [project] or [tool.setuptools].
+    """
+    repo = tomllib.loads(repo_pyproject)
+    pytest_options = dict(repo.get("tool", {}).get("pytest", {}).get("ini_options", {}))
+    pytest_options.pop("markers", None)  # the site's own markers
+    pytest_options["testpaths"] = [p for p in pytest_options.get("testpaths", ["kit/tests"]) if p.startswith("kit/")]
+    header = (
+        "# The EvidenceDesk teaching kit: the package evidencedesk (kit/evidencedesk), its synthetic data\n"
+        "# (kit/data, read in place, so install it editable: pip install -e \".[test]\") and its tests (kit/tests).\n\n"
+    )
+    return header + toml_text(
+        {
+            "build-system": repo["build-system"],
+            "project": {**repo["project"], "readme": "README.md"},
+            "tool.setuptools": repo["tool"]["setuptools"],
+            "tool.pytest.ini_options": pytest_options,
+        }
+    )
+
+
+def kit_archive(root: Path, extra: dict[str, bytes] | None = None) -> bytes:
+    """The kit as zip bytes, identical for identical files.
+
+    Args:
+        root: the repo root; kit/ under it goes into the archive.
+        extra: more files by their path in the kit's folder, e.g. {"README.md": b"..."}.
+
+    Returns:
+        The archive: every file under evidencedesk-kit/, in sorted order.
+
+    Example: kit_archive(ROOT)[:2] == b"PK"
+    """
+    files = {path.as_posix(): (root / path).read_bytes() for path in kit_files(root)}
+    files.update(extra or {})
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path in kit_files(root):
-            info = zipfile.ZipInfo(f"evidencedesk-kit/{path.as_posix()}", FIXED_TIME)
+        for name in sorted(files):
+            info = zipfile.ZipInfo(posixpath.join(FOLDER, name), FIXED_TIME)
             info.external_attr = 0o644 << 16
             info.compress_type = zipfile.ZIP_DEFLATED
-            archive.writestr(info, (root / path).read_bytes())
+            archive.writestr(info, files[name])
     return buffer.getvalue()
 
 
-with mkdocs_gen_files.open("downloads/evidencedesk-kit.zip", "wb") as f:
-    f.write(kit_archive(ROOT))
+def kit_download(root: Path, nav: list | None, docs_dir: Path, site_url: str) -> bytes:
+    """The download, downloads/evidencedesk-kit.zip: the kit with its README, LICENSE and pyproject.toml.
+
+    Args:
+        root: the repo root; nav: the nav of mkdocs.yml; docs_dir: the pages' folder;
+        site_url: the site's address, "" when mkdocs.yml sets none.
+
+    Returns:
+        The zip archive's bytes (kit_archive).
+    """
+    pages = course_pages(nav)
+    sources = {p.src_uri: (docs_dir / p.src_uri).read_text(encoding="utf-8") for p in pages if (docs_dir / p.src_uri).is_file()}
+    extra = {
+        "README.md": kit_readme(root, pages, sources, site_url).encode(),
+        "LICENSE": (root / "LICENSE").read_bytes(),
+        "pyproject.toml": kit_pyproject((root / "pyproject.toml").read_text(encoding="utf-8")).encode(),
+    }
+    return kit_archive(root, extra)
+
+
+def main() -> None:
+    """Write downloads/evidencedesk-kit.zip into the site being built."""
+    import mkdocs_gen_files
+
+    config = mkdocs_gen_files.config
+    archive = kit_download(ROOT, config.nav, Path(config.docs_dir), config.site_url or "")
+    with mkdocs_gen_files.open("downloads/evidencedesk-kit.zip", "wb") as f:
+        f.write(archive)
+
+
+if __name__ == "<run_path>":  # run by mkdocs-gen-files (runpy.run_path); importing it builds nothing
+    main()

@@ -41,7 +41,7 @@ from mkdocs.exceptions import PluginError  # noqa: E402
 from mkdocs.plugins import get_plugin_logger  # noqa: E402
 from mkdocs.utils.meta import get_data  # noqa: E402
 
-from sitebuild import approved, cache, fences, render  # noqa: E402
+from sitebuild import approved, cache, crosslinks, fences, render  # noqa: E402
 from sitebuild.blocks import Block, BlockError, page_blocks  # noqa: E402
 from sitebuild.runner import Result  # noqa: E402
 from sitebuild.verify import PageReport, accept, refuse_unstable, run_blocks, verify  # noqa: E402
@@ -250,6 +250,7 @@ def on_page_content(html_text: str, page, config, files) -> str:
         "or a fence Markdown reads as text?); fix its fence"
         for block in hidden
     )
+    report.problems.extend(crosslinks.check_page(page.file.src_uri, page.file.content_string, config.nav))
     for outcome in report.outcomes:
         if outcome.killed:
             log.info(f"{report.page}, {outcome.block.label}: killed {len(outcome.killed)} process(es) it left "

@@ -1,0 +1,151 @@
+"""The course chrome: course, chapter, "Page k of N", reading time, minutes left, a progress bar.
+
+Every figure is computed at build time, from the nav (coursenav.py) and from the rendered pages,
+never typed on a page. This file is also a MkDocs hook (listed in mkdocs.yml): once every page is
+rendered (on_env), it measures each course page; then (on_page_context) it hands each page its
+figures as `chrome`, which overrides/partials/course-chrome.html shows above the page's title.
+
+Reading time, in whole minutes, rounded up, at least 1:
+    words of prose / 238 words a minute  +  lines of code and output / 40 lines a minute
+Prose is the rendered page's text outside code boxes (box labels and permalink signs left out), so
+it counts the collapsed answers too; code is every non-blank line inside a code box: the sources,
+the outputs the build printed, the sources of diagrams. 238 words a minute is the mean silent
+reading rate for non-fiction in English (Brysbaert, "How many words do we read per minute?",
+Journal of Memory and Language 109, 2019, https://doi.org/10.1016/j.jml.2019.104047). 40 lines a
+minute (1.5 s a line) is our own estimate for reading code and its output closely enough to follow.
+Minutes left in the course: the reading times of this page and of every later page of its course.
+
+Left out: the home page and other pages outside a course section get no chrome.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+if str(Path(__file__).resolve().parents[1]) not in sys.path:  # loaded by MkDocs as a hook, by path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from sitebuild.coursenav import CoursePage, course_pages  # noqa: E402
+
+WORDS_PER_MINUTE = 238  # prose; Brysbaert 2019, see the module docstring
+LINES_PER_MINUTE = 40  # code and output; our own estimate
+
+PRE = re.compile(r"<pre\b.*?</pre>", re.S | re.I)
+NOT_PROSE = re.compile(r'<span class="filename">.*?</span>|<a class="headerlink"[^>]*>.*?</a>', re.S)
+TAG = re.compile(r"<[^>]+>")
+WORD = re.compile(r"\w")
+
+
+@dataclass(frozen=True)
+class ReadingCounts:
+    """What a reader reads on a page: words of prose and non-blank lines of code and output."""
+
+    words: int
+    code_lines: int
+
+    @property
+    def minutes(self) -> int:
+        """Reading time in whole minutes, rounded up, at least 1 (formula in the module docstring).
+
+        Example: ReadingCounts(words=476, code_lines=40).minutes == 3
+        """
+        return max(1, math.ceil(self.words / WORDS_PER_MINUTE + self.code_lines / LINES_PER_MINUTE))
+
+
+def reading_counts(page_html: str) -> ReadingCounts:
+    """Count the words of prose and the lines of code of a rendered page's content.
+
+    Args:
+        page_html: the page's content as MkDocs renders it (page.content), without the theme around it.
+
+    Returns:
+        ReadingCounts: words outside <pre> elements (tags, box labels and permalinks left out; a word
+        is a run of non-space characters holding a letter or digit), and non-blank lines inside them.
+
+    Example: reading_counts("<p>Two words</p><pre><code>a\\n\\nb</code></pre>") == ReadingCounts(2, 2)
+    """
+    code_lines = 0
+    for block in PRE.findall(page_html):
+        code_lines += sum(1 for line in html.unescape(TAG.sub("", block)).splitlines() if line.strip())
+    text = html.unescape(TAG.sub(" ", NOT_PROSE.sub(" ", PRE.sub(" ", page_html))))
+    return ReadingCounts(sum(1 for word in text.split() if WORD.search(word)), code_lines)
+
+
+@dataclass(frozen=True)
+class Chrome:
+    """The figures the chrome shows on one course page.
+
+    Attributes:
+        course: the course's name, e.g. "AI Engineering with LLMs".
+        chapter: the chapter's name, or "" when the page is in no chapter.
+        number: the page's place in its course, from 1; count: the course's page count.
+        minutes: this page's reading time; minutes_left: this page's and every later page's, in minutes.
+    """
+
+    course: str
+    chapter: str
+    number: int
+    count: int
+    minutes: int
+    minutes_left: int
+
+    @property
+    def percent(self) -> int:
+        """How far through the course this page is, by pages: 100 * number / count, rounded.
+
+        Example: Chrome("C", "", 1, 4, 5, 20).percent == 25
+        """
+        return round(100 * self.number / self.count)
+
+
+def course_chrome(pages: list[CoursePage], minutes: dict[str, int], names: dict[str, str]) -> dict[str, Chrome]:
+    """The chrome of every course page.
+
+    Args:
+        pages: the course pages in nav order (coursenav.course_pages).
+        minutes: each page's reading time in minutes, by src_uri; every page of `pages` must be there.
+        names: a course's full name by its nav section, e.g. {"Advanced": "AI Engineering with LLMs"};
+            a section not in it is named by its nav title.
+
+    Returns:
+        {src_uri: Chrome}.
+
+    Raises:
+        KeyError: a page has no reading time in `minutes`.
+
+    Example: course_chrome(pages, {"a.md": 5, "b.md": 7}, {})["a.md"].minutes_left == 12
+    """
+    chrome = {}
+    for page in pages:
+        left = sum(minutes[p.src_uri] for p in pages if p.course == page.course and p.number >= page.number)
+        name = str(names.get(page.course, page.course))
+        chrome[page.src_uri] = Chrome(name, page.chapter, page.number, page.count, minutes[page.src_uri], left)
+    return chrome
+
+
+# The MkDocs hook ------------------------------------------------------------------------------------
+
+_chrome: dict[str, Chrome] = {}
+
+
+def on_env(env, config, files):
+    """Every page is rendered by now: measure the course pages and work out each one's chrome."""
+    pages = [p for p in course_pages(config.nav) if files.get_file_from_path(p.src_uri) is not None]
+    minutes = {}
+    for page in pages:
+        built = files.get_file_from_path(page.src_uri).page
+        minutes[page.src_uri] = reading_counts(built.content if built and built.content else "").minutes
+    _chrome.clear()
+    _chrome.update(course_chrome(pages, minutes, config.extra.get("courses") or {}))
+    return env
+
+
+def on_page_context(context, page, config, nav):
+    """Give the page's template its figures as `chrome` (None outside a course)."""
+    context["chrome"] = _chrome.get(page.file.src_uri)
+    return context

@@ -1,0 +1,382 @@
+"""The built site in a browser: every page of the nav, at 1280 and 390 px wide, in headless Chromium.
+
+On each page: no console errors; no request to another host; every diagram drawn as SVG, legibly;
+every collapsed box (the answers, the pass checklist) collapsed, opening on a click; no element wider
+than the viewport, except inside something that scrolls (code, a diagram); and on a course page, the
+chrome's figures as the nav says. Then the site's search finds a term from each page.
+
+Chromium: Debian's /usr/bin/chromium where it is installed (CI installs it: .ci/run), else the one
+Playwright downloads (`.venv/bin/python -m playwright install chromium`). Without either, the tests
+fail and say how to get one. A failing page leaves a full-page screenshot in test-results/browser/
+(git-ignored). To stay fast, one browser and one tab serve the whole module, on one built site, and
+each page is loaded once: at one width, then resized to the other (pages alternate which width they
+load at, so both widths are also seen from a fresh load).
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import http.server
+import json
+import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Page, sync_playwright
+
+from sitebuild.coursenav import nav_pages, page_url, read_config
+from tests.test_real_site import build
+
+pytestmark = pytest.mark.site
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG = read_config(ROOT / "mkdocs.yml")
+PAGES = nav_pages(CONFIG["nav"])
+WIDTHS = (1280, 390)
+HEIGHT = 900
+SCREENSHOTS = ROOT / "test-results" / "browser"
+DEBIAN_CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+NO_CHROMIUM = (
+    "The browser tests need Chromium, and none was found. Install Debian's (`sudo apt-get install chromium`, "
+    "which gives /usr/bin/chromium) or Playwright's own (`.venv/bin/python -m playwright install chromium`)."
+)
+LOCAL_HOSTS = {"127.0.0.1", "localhost"}
+WAIT_MS = 15_000  # a bound on waiting for diagrams and search results, never an assertion about speed
+MIN_DIAGRAM_SCALE = 0.69  # overrides/main.html keeps a diagram at 70% of its natural size or more
+
+
+# The built site, served, and one browser ---------------------------------------------------------------
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
+        pass
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    site_dir = tmp_path_factory.mktemp("browser-site")
+    result = build(site_dir)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return site_dir
+
+
+@pytest.fixture(scope="module")
+def base_url(site: Path) -> Iterator[str]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(site)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    playwright = sync_playwright().start()
+    options = {"args": CHROMIUM_ARGS}
+    if DEBIAN_CHROMIUM.is_file():
+        options["executable_path"] = str(DEBIAN_CHROMIUM)
+    elif not Path(playwright.chromium.executable_path).is_file():
+        playwright.stop()
+        pytest.fail(NO_CHROMIUM, pytrace=False)
+    try:
+        chromium = playwright.chromium.launch(**options)
+    except PlaywrightError as error:
+        playwright.stop()
+        pytest.fail(f"{NO_CHROMIUM}\nLaunching it failed: {error.message}", pytrace=False)
+    yield chromium
+    chromium.close()
+    playwright.stop()
+
+
+@dataclass
+class Tab:
+    """The browser tab, and what it saw since the last visit began."""
+
+    page: Page
+    errors: list[str] = field(default_factory=list)
+    foreign: list[str] = field(default_factory=list)
+
+    @property
+    def width(self) -> int:
+        return self.page.viewport_size["width"]
+
+    def visit(self, url: str, width: int) -> None:
+        self.errors.clear()
+        self.foreign.clear()
+        self.page.set_viewport_size({"width": width, "height": HEIGHT})
+        self.page.goto(url, wait_until="load")
+
+
+def _is_local(url: str) -> bool:
+    parsed = urlparse(url)
+    return parsed.scheme in ("data", "blob", "about") or parsed.hostname in LOCAL_HOSTS
+
+
+@pytest.fixture(scope="module")
+def tab(browser) -> Iterator[Tab]:
+    context = browser.new_context(viewport={"width": WIDTHS[0], "height": HEIGHT})
+    tab = Tab(context.new_page())
+
+    def refuse(route) -> None:  # a request to another host is recorded and never sent
+        tab.foreign.append(route.request.url)
+        route.abort()
+
+    context.route(lambda url: not _is_local(url), refuse)
+    tab.page.on("console", lambda message: tab.errors.append(message.text) if message.type == "error" else None)
+    tab.page.on("pageerror", lambda error: tab.errors.append(f"uncaught: {error}"))
+    yield tab
+    context.close()
+
+
+@contextmanager
+def screenshot_on_failure(tab: Tab, name: str) -> Iterator[None]:
+    """Run the body; if an assertion fails, save a full-page screenshot of the tab first."""
+    try:
+        yield
+    except (AssertionError, PlaywrightError):  # a failed check, or a wait that timed out
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / f"{name.strip('/').replace('/', '_') or 'home'}-{tab.width}px.png"
+        tab.page.screenshot(path=str(path), full_page=True)
+        raise
+
+
+# What a page should show, from the nav and the built files ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Expected:
+    """The chrome a course page should show, worked out from the nav alone."""
+
+    course: str
+    chapter: str
+    number: int
+    count: int
+
+
+def expected_chrome(nav: list, courses: dict[str, str]) -> dict[str, Expected]:
+    """{src_uri: Expected} for every page inside a top-level section of the nav."""
+    found = {}
+
+    def pages_in(items: list) -> list[tuple[str, str]]:  # (src_uri, chapter) in order
+        out = []
+        for item in items:
+            if isinstance(item, str):  # a page without a title
+                out.append((item, ""))
+                continue
+            [(title, value)] = item.items()
+            out += [(value, "")] if isinstance(value, str) else [(src, title) for src, _ in pages_in(value)]
+        return out
+
+    for entry in nav:
+        [(section, value)] = entry.items() if isinstance(entry, dict) else [("", entry)]
+        if isinstance(value, list):
+            pages = pages_in(value)
+            for number, (src, chapter) in enumerate(pages, start=1):
+                found[src] = Expected(courses.get(section, section), chapter, number, len(pages))
+    return found
+
+
+EXPECTED = expected_chrome(CONFIG["nav"], CONFIG["extra"].get("courses", {}))
+CHROME_FIGURE = re.compile(r'<span data-chrome="(read|left)">(\d+) min')
+
+
+def built_figures(site: Path, src_uri: str) -> dict[str, int]:
+    """The reading time and minutes left a built page's HTML states ({} outside a course)."""
+    text = (site / page_url(src_uri) / "index.html").read_text(encoding="utf-8")
+    return {name: int(value) for name, value in CHROME_FIGURE.findall(text)}
+
+
+def diagram_count(site: Path, src_uri: str) -> int:
+    return (site / page_url(src_uri) / "index.html").read_text(encoding="utf-8").count('<pre class="mermaid">')
+
+
+# Checks run inside the page ------------------------------------------------------------------------------
+
+TOO_WIDE = """() => {
+  const limit = window.innerWidth + 1, found = [];
+  const clipped = (el) => {
+    for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+      if (getComputedStyle(a).overflowX !== "visible") return true;
+    }
+    return false;
+  };
+  for (const el of document.body.querySelectorAll("*")) {
+    const r = el.getBoundingClientRect(), style = getComputedStyle(el);
+    if (r.width === 0 || style.visibility === "hidden" || r.right <= limit || clipped(el)) continue;
+    found.push(`${el.tagName.toLowerCase()}.${[...el.classList].join(".")} right edge at ${Math.round(r.right)} px`);
+  }
+  const page = document.documentElement.scrollWidth;
+  if (page > limit) found.push(`the page scrolls sideways: ${page} px wide`);
+  return found;
+}"""
+
+CHROME = """() => {
+  const get = (name) => document.querySelector(`[data-chrome="${name}"]`);
+  if (!get("chrome")) return null;
+  const bar = get("progress");
+  return {course: get("course").textContent.trim(), chapter: get("chapter") ? get("chapter").textContent.trim() : "",
+          page: get("page").textContent.trim(), read: get("read").textContent.trim(),
+          left: get("left").textContent.trim(), value: bar.value, max: bar.max,
+          barWidth: bar.getBoundingClientRect().width};
+}"""
+
+
+# The layout has settled once no CSS transition or animation runs (Material animates the search field).
+SETTLED = "() => document.getAnimations().every(a => a.playState !== 'running')"
+
+OPEN_EACH_BOX = """() => [...document.querySelectorAll("article details")].map((box) => {
+  const summary = box.querySelector(":scope > summary");
+  const before = box.open;
+  summary.click();
+  const body = box.querySelector(":scope > :not(summary)");
+  return {title: summary.textContent.trim(), before, after: box.open, shown: !!body && body.getBoundingClientRect().height > 0};
+})"""
+
+
+def diagrams_as_svg(tab: Tab) -> list[tuple[float, float]]:
+    """(drawn width, natural width) of the SVG in each diagram, found in Material's closed shadow roots via CDP."""
+    session = tab.page.context.new_cdp_session(tab.page)
+    try:
+        document = session.send("DOM.getDocument", {"depth": -1, "pierce": True})["root"]
+        hosts = []
+
+        def walk(node: dict) -> None:
+            attributes = node.get("attributes", [])
+            classes = dict(zip(attributes[::2], attributes[1::2], strict=True)).get("class", "").split()
+            if node.get("nodeName") == "DIV" and "mermaid" in classes:
+                hosts.append(node)
+            for child in node.get("children", []) + node.get("shadowRoots", []):
+                walk(child)
+
+        walk(document)
+        sizes = []
+        for host in hosts:
+            svgs = [c for root in host.get("shadowRoots", []) for c in root.get("children", []) if c["nodeName"] == "svg"]
+            if not svgs:
+                sizes.append((0.0, 0.0))
+                continue
+            attributes = dict(zip(svgs[0]["attributes"][::2], svgs[0]["attributes"][1::2], strict=True))
+            natural = float(attributes.get("viewBox", "0 0 0 0").split()[2])
+            box = session.send("DOM.getBoxModel", {"backendNodeId": svgs[0]["backendNodeId"]})["model"]
+            sizes.append((float(box["width"]), natural))
+        return sizes
+    finally:
+        session.detach()
+
+
+# The tests ----------------------------------------------------------------------------------------------
+
+
+def check_layout(tab: Tab, site: Path, src_uri: str) -> None:
+    """The checks that depend on the width: diagrams, overflow, the chrome."""
+    page = tab.page
+    for number, (drawn, natural) in enumerate(diagrams_as_svg(tab) if diagram_count(site, src_uri) else [], 1):
+        assert natural > 0, f"diagram {number} was not drawn as SVG"
+        assert drawn >= MIN_DIAGRAM_SCALE * natural, f"diagram {number} drawn {drawn:.0f} px wide of {natural:.0f}"
+    too_wide = page.evaluate(TOO_WIDE)
+    assert not too_wide, f"at {tab.width} px, wider than the viewport (every box open): " + "; ".join(too_wide)
+    chrome = page.evaluate(CHROME)
+    expected = EXPECTED.get(src_uri)
+    if expected is None:
+        assert chrome is None, "a page outside the courses shows course chrome"
+        return
+    assert chrome is not None, "a course page shows no course chrome"
+    assert (chrome["course"], chrome["chapter"]) == (expected.course, expected.chapter)
+    assert chrome["page"] == f"Page {expected.number} of {expected.count}"
+    assert (chrome["value"], chrome["max"]) == (expected.number, expected.count)
+    assert chrome["barWidth"] > 0
+    figures = built_figures(site, src_uri)
+    assert chrome["read"] == f"{figures['read']} min read" and figures["read"] >= 1
+    later = [src for src, e in EXPECTED.items() if e.course == expected.course and e.number == expected.number + 1]
+    after = built_figures(site, later[0])["left"] if later else 0
+    assert chrome["left"] == f"{figures['read'] + after} min left in the course", (figures, after)
+
+
+@pytest.mark.parametrize("src_uri", PAGES)
+def test_page_renders_cleanly_at_both_widths(tab: Tab, base_url: str, site: Path, src_uri: str) -> None:
+    widths = WIDTHS if PAGES.index(src_uri) % 2 == 0 else WIDTHS[::-1]
+    tab.visit(base_url + page_url(src_uri), widths[0])
+    page = tab.page
+    with screenshot_on_failure(tab, page_url(src_uri)):
+        diagrams = diagram_count(site, src_uri)
+        if diagrams:
+            page.wait_for_function(
+                f"() => !document.querySelector('pre.mermaid') && document.querySelectorAll('div.mermaid').length === {diagrams}",
+                timeout=WAIT_MS,
+            )
+        # A click on a box's title opens it (the same click a reader makes, dispatched in the page).
+        for box in page.evaluate(OPEN_EACH_BOX):
+            assert not box["before"], f"the box {box['title']!r} starts open; answers and checklists start collapsed"
+            assert box["after"] and box["shown"], f"the box {box['title']!r} did not open on a click"
+        for width in widths:
+            page.set_viewport_size({"width": width, "height": HEIGHT})
+            page.wait_for_function(SETTLED, timeout=WAIT_MS)
+            check_layout(tab, site, src_uri)
+        assert tab.errors == [], "console errors"
+        assert tab.foreign == [], "requests to other hosts"
+
+
+LUNR_STOP_WORDS = {"because", "however", "neither"}  # lunr's English stop words of 7 letters or more
+
+
+def search_terms(site: Path) -> dict[str, str]:
+    """A word for each nav page that only that page holds, from the built search index: {src_uri: word}."""
+    index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    words: dict[str, list[str]] = {}
+    for doc in index["docs"]:
+        location = doc["location"].split("#")[0]
+        text = html.unescape(re.sub(r"<[^>]+>", " ", doc["title"] + " " + doc["text"])).lower()
+        words.setdefault(location, []).extend(re.findall(r"\b[a-z]{7,}\b", text))
+    terms = {}
+    for src in PAGES:
+        others = {w for location, found in words.items() if location != page_url(src) for w in found}
+        unique = [w for w in words.get(page_url(src), []) if w not in others and w not in LUNR_STOP_WORDS]
+        assert unique, f"{src} holds no word of its own to search for"
+        terms[src] = unique[0]
+    return terms
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_search_finds_a_term_from_each_page(tab: Tab, base_url: str, site: Path, width: int) -> None:
+    tab.visit(base_url, width)
+    page = tab.page
+    with screenshot_on_failure(tab, "search"):
+        opener = page.locator('label.md-header__button[for="__search"]')
+        if opener.is_visible():  # a narrow screen: the search field opens from the header
+            opener.click()
+        field_ = page.locator("input.md-search__input")
+        for src, term in search_terms(site).items():
+            field_.fill(term)
+            field_.press("End")  # Material searches on keyup
+            page.wait_for_function(
+                "target => [...document.querySelectorAll('.md-search-result__item a')]"
+                ".some(a => a.href.split('#')[0] === target)",
+                arg=base_url + page_url(src),
+                timeout=WAIT_MS,
+            )
+        assert tab.errors == [], "console errors"
+        assert tab.foreign == [], "requests to other hosts"
+
+
+def test_mermaid_is_loaded_only_on_pages_with_a_diagram(site: Path) -> None:
+    script = CONFIG["extra"]["mermaid"].rsplit("/", 1)[1]
+    for src in PAGES:
+        text = (site / page_url(src) / "index.html").read_text(encoding="utf-8")
+        assert (script in text) == ('<pre class="mermaid">' in text), src
+    assert (site / CONFIG["extra"]["mermaid"]).is_file(), "the vendored Mermaid is published with the site"
