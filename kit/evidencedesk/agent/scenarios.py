@@ -57,7 +57,7 @@ def lab(model: str = "sensible", *, decider: Decider | None = None, user: str = 
     session = Session(user_id=user, tasks=USERS.get(user, ()) if isinstance(user, str) else ())
     clock = ManualClock()
     outbox = Outbox()
-    registry = _registry(outbox)
+    registry = lab_registry(outbox)
     gate = ToolGate(registry, default_policy(grant_writes=grant, max_calls_per_run=max_calls))
     client: LLMClient = FakeModel(model)
     if slow > 0:
@@ -67,8 +67,11 @@ def lab(model: str = "sensible", *, decider: Decider | None = None, user: str = 
     return agent, outbox
 
 
-def _registry(outbox: Outbox) -> ToolRegistry:
-    """The three tools on the agent's tickets and the kit's documents."""
+def lab_registry(outbox: Outbox) -> ToolRegistry:
+    """The three tools on the agent's tickets and the kit's documents; send_email_draft writes to outbox.
+
+    Raises DataFileError naming a malformed data file. Example: lab_registry(Outbox()).names()
+    """
     tickets = TicketStore.from_file(AGENT_DATA / "tickets.json")
     documents = DocumentStore.from_file(DATA_DIR / "documents.json")
     return default_registry(tickets, documents, outbox)
