@@ -133,9 +133,7 @@ class ApprovalDesk:
             return refused
         self._close(pending_id, APPROVED, by)  # the decision is on record before anything runs
         result = self.gate.approve(pending_id)  # the one place a parked write runs; the gate audits it too
-        text = json.dumps(result.data, sort_keys=True) if result.ok else f"error {result.code}: {result.error['message']}"
-        self.requests[pending_id] = Request.model_validate(
-            {**self.requests[pending_id].model_dump(), "outcome": result.code, "result": text[:400]})
+        self._record(pending_id, result)
         return Verdict(True, APPROVED, result)
 
     def decline(self, pending_id: str, by: str) -> Verdict:
@@ -202,6 +200,13 @@ class ApprovalDesk:
         if status != APPROVED and action is not None and action.status == GATE_PENDING:
             action.status = GATE_DECLINED  # ToolGate.approve refuses a declined action: no second path
         self._audit(request, by or "clock", status, f"at {self.clock():.1f} s")
+
+    def _record(self, pending_id: str, result: ToolResult) -> None:
+        """Keep what the gate returned for an approved request: its code and its data (or error) as text."""
+        error = f"error {result.code}: {(result.error or {}).get('message', '')}"
+        text = json.dumps(result.data, sort_keys=True) if result.ok else error
+        done = {**self.requests[pending_id].model_dump(), "outcome": result.code, "result": text[:400]}
+        self.requests[pending_id] = Request.model_validate(done)
 
     def _audit(self, request: Request | None, by: object, outcome: str, detail: str) -> None:
         audit(self.gate.audit, request, by, outcome, detail)

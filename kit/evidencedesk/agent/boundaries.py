@@ -172,8 +172,9 @@ def play_row(row: dict[str, Any]) -> Played:
     r = Row.model_validate(row)
     if r.team is not None:
         limits = r.limits.model_dump(exclude_none=True, exclude={"max_calls"})
-        team = Team({name: _decider(member) for name, member in r.team.items()}, user=r.user,
-                    budget=RunBudget(**limits), max_depth=r.max_depth, interrupt=Interrupt(after_step=r.interrupt_after))
+        members = {name: _decider(member) for name, member in r.team.items()}
+        team = Team(members, user=r.user, budget=RunBudget(**limits), max_depth=r.max_depth,
+                    interrupt=Interrupt(after_step=r.interrupt_after))
         run = team.run(r.goal, run_id=r.id)
         codes = [e["outcome"] for e in team.audit.events if e["tool"] == DELEGATE and e["outcome"] != "ok"]
         return Played(run.state, run.calls, len(team.outbox.sent), codes)

@@ -70,7 +70,8 @@ def _resume(args: argparse.Namespace) -> int:
 
 def _audit(args: argparse.Namespace) -> int:
     for event in Checkpoint.load(args.file).desk.gate.audit.events:
-        print(f"{event['call_id']:<7} {event['tool']:<17} {event['caller']:<6} {event['outcome']:<17} {event['detail']}")
+        who, what = f"{event['call_id']:<7} {event['tool']:<17} {event['caller']:<6}", event["outcome"]
+        print(f"{who} {what:<17} {event['detail']}")
     return 0
 
 

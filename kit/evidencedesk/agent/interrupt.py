@@ -29,7 +29,7 @@ class Interrupt:
     """
 
     def __init__(self, after_step: int | None = None) -> None:
-        if after_step is not None and (isinstance(after_step, bool) or not isinstance(after_step, int) or after_step < 0):
+        if after_step is not None and (type(after_step) is not int or after_step < 0):  # bool is not a step
             raise ValueError(f"after_step must be an int >= 0 or None, got {after_step!r}")
         self.after_step = after_step
         self._set = False
