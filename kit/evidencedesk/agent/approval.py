@@ -177,14 +177,15 @@ class ApprovalDesk:
         if request is None:
             self._audit(None, by, UNKNOWN_ID, f"no request {clip(pending_id)}")
             return Verdict(False, UNKNOWN_ID)
+        who = by if isinstance(by, str) else None  # a name that is not text is nobody
+        may = self.approvers.get(request.tool, frozenset()) | ({request.requester} if requester_may else set())
         if self.expire(request.id):  # a decision that comes too late finds the request expired
             code = EXPIRED
         elif request.status != PENDING:
             code = ALREADY_DECIDED
-        elif by == request.requester and not requester_may:
+        elif who == request.requester and not requester_may:
             code = OWN_REQUEST  # separation of duties: never approve or decline your own action
-        elif not (isinstance(by, str) and (by in self.approvers.get(request.tool, ()) or
-                                           (requester_may and by == request.requester))):
+        elif who not in may:
             code = NOT_APPROVER
         else:
             return None
