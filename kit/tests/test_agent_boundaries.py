@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from evidencedesk.agent.boundaries import AGENT_DATA, check_row, load_rows, play_row, start
-from evidencedesk.agent.delegation import BUDGET_SPENT, CYCLE, DEPTH_LIMIT, ESCALATION
+from evidencedesk.agent.delegation import REFUSALS
 from evidencedesk.agent.scenarios import ScenarioError, load_scenarios, run_scenario
 from evidencedesk.agent.state import REASONS
 
@@ -31,6 +31,7 @@ EXPECTED = {
     "b15": ("stopped", "stuck", 0, ["escalation"]),
     "b16": ("stopped", "step_budget", 0, ["worker_stopped"]),
     "b17": ("stopped", "step_budget", 0, ["budget_spent"]),
+    "b18": ("stopped", "stuck", 0, ["unknown_agent"]),
 }
 ROWS = {row["id"]: row for row in load_rows()}
 
@@ -52,9 +53,9 @@ def test_with_the_agent_pages_table_every_reason_is_reached() -> None:
     assert {"denied", "cancelled"} <= mine and reached | mine == set(REASONS)
 
 
-def test_every_delegation_limit_is_reached() -> None:
+def test_every_delegation_refusal_is_reached() -> None:
     codes = {code for row in ROWS.values() for code in play_row(row).codes}
-    assert {DEPTH_LIMIT, CYCLE, ESCALATION, BUDGET_SPENT} <= codes
+    assert set(REFUSALS) <= codes
     assert play_row(ROWS["b16"]).state.reason == "step_budget"  # the shared budget, reached inside a worker
 
 
