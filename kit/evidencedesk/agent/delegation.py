@@ -59,7 +59,10 @@ class DelegateArgs(BaseModel):
 
 @dataclass
 class Counted:
-    """A decider whose every decision is counted once, in the team's shared step count."""
+    """A decider whose every decision is counted once, in the team's shared step count.
+
+    inner (Decider), team (Team). free is the inner decider's. Example: Counted(FixedPlan(plan), team)
+    """
 
     inner: Decider
     team: Team
@@ -135,6 +138,7 @@ class Team:
         """The tree's reason to stop, or "": steps by every agent, or time since the tree started.
 
         Cost needs no check here: every agent checks the shared ledger against budget.max_cost itself.
+        Example: Team(members, budget=RunBudget(max_steps=1)).spent() == ""  # before any step
         """
         if self.steps >= self.budget.max_steps:
             return "step_budget"
@@ -143,7 +147,11 @@ class Team:
         return ""
 
     def agent(self, chain: tuple[str, ...], tools: frozenset[str], may_write: bool) -> TeamAgent:
-        """The agent at the end of chain, allowed exactly tools (and writes if may_write), on shared parts."""
+        """The agent at the end of chain, allowed exactly tools (and writes if may_write), on shared parts.
+
+        chain (tuple of member names, coordinator first), tools (frozenset of tool names), may_write (bool).
+        Example: team.agent(("lead",), team.tools, False).run("Check T-601.")
+        """
         task = "coordinate" if len(chain) == 1 else "delegated"
         registry = lab_registry(self.outbox)
         registry.register(Tool(DELEGATE, DelegateArgs, partial(self.delegate, chain, tools, may_write),

@@ -55,7 +55,10 @@ class InterruptibleAgent(Agent):
 
     @classmethod
     def wrap(cls, agent: Agent, interrupt: Interrupt) -> InterruptibleAgent:
-        """The same agent (same gate, clock, ledger, memory and decider) with an interrupt added."""
+        """The same agent (same gate, clock, ledger, memory and decider) with interrupt (Interrupt) added.
+
+        Example: InterruptibleAgent.wrap(agent, Interrupt(after_step=1)).run("Check T-601.").reason == "cancelled"
+        """
         return cls(**{f.name: getattr(agent, f.name) for f in fields(Agent)}, interrupt=interrupt)
 
     def _over_budget(self, state: AgentState, request: LLMRequest, start: float) -> str:

@@ -5,7 +5,7 @@ tickets (kit/data/agent/tickets.json), the kit's documents, the three tools behi
 the default policy, a ledger, a session memory and a fake model. kit/data/agent/scenarios.jsonl
 holds worst-case runs, one per line, each naming a fake model, a user, a task, limits and the
 expected status, reason, calls and emails; check_scenario() says how a run differs from its row.
-Left out: real users, real models and approvals (next page).
+Left out: real users, real models, and approvals, cancel and delegation (boundaries.py has those rows).
 """
 
 from __future__ import annotations
