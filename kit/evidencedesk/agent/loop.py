@@ -4,8 +4,8 @@ One loop serves every decider: FixedPlan (a deterministic workflow, no model) an
 (any LLMClient, such as the fake models in fakes.py). A proposal is only a request: it is parsed
 strictly (parse_proposal), checked in code (Agent._check), and only then run through the ToolGate,
 which checks allowlist, arguments, call limits and write grants a second time. Every run ends with
-a reason from state.REASONS. Left out: approving a parked action, resume and cancel (next page),
-retries with backoff, and parallel tool calls.
+a reason from state.REASONS. Left out: approving a parked action and resume (approval.py,
+checkpoint.py), cancel (interrupt.py), retries with backoff, and parallel tool calls.
 """
 
 from __future__ import annotations

@@ -5,8 +5,9 @@ application chose to keep: each has a key, at most max_chars of text, a source t
 it came from ("tool:get_ticket:o1", "user:turn-2"), an owner and an expiry time read from the
 injected clock. write() refuses, with a named code, anything that must not be stored: secrets,
 personal data, another user's facts, instruction-like text, or more notes than the store holds.
-Memory comes back into prompts only as untrusted, source-tagged parts. Left out: model-written
-memory and memory poisoning across sessions (next page), and any database: a JSON file is enough.
+Memory comes back into prompts only as untrusted, source-tagged parts; dump() and restore() let a
+checkpoint (checkpoint.py) carry it under the same checks as a file. Left out: model-written memory,
+and any database: a JSON file is enough.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -206,38 +207,61 @@ class SessionMemory:
         """
         return [ContextPart(kind="memory", text=n.text, trust="untrusted", source=n.source) for n in self.notes()]
 
-    def save(self, path: str | Path) -> None:
-        """Write owner, limits, live notes (with their expiry) and turns to a JSON file at path.
+    def dump(self) -> dict[str, Any]:
+        """Owner, limits, live notes (with their expiry) and turns, as the JSON data save() writes.
 
-        Example: memory.save(Path(folder) / "memory.json")
+        Example: SessionMemory("kwame", ManualClock()).dump()["notes"] == []
         """
-        data = {
+        return {
             "owner": self.owner, "ttl_s": self.ttl_s, "max_notes": self.max_notes,
             "max_chars": self.max_chars, "max_turns": self.max_turns,
             "notes": [asdict(n) for n in self.notes()],
             "turns": [{"role": t.role, "content": t.content} for t in self._turns],
         }
-        Path(path).write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
+
+    def save(self, path: str | Path) -> None:
+        """Write dump() to a JSON file at path.
+
+        Example: memory.save(Path(folder) / "memory.json")
+        """
+        Path(path).write_text(json.dumps(self.dump(), indent=2, ensure_ascii=False), encoding="utf-8")
 
     @classmethod
     def load(cls, path: str | Path, clock: Callable[[], float], *, owner: str | None = None) -> SessionMemory:
-        """Read a file written by save(). The file is checked strictly as a whole (settings, note fields,
-        turn roles and texts); then every note goes through write() again, so a tampered note is refused
-        (listed in .refused as (key, code)); kept notes keep their original expires_at. Turns are
-        trimmed to max_turns as add_turn() does.
+        """Read a file written by save() and rebuild the memory with restore() (see there for the checks).
 
-        owner (str or None): the user who is loading; a file whose owner differs is refused, so a file
-        rewritten to another user's name never loads as theirs.
+        owner (str or None): the user who is loading; a file whose owner differs is refused.
         Raises MemoryFileError naming the path and the problem when the file is missing, not UTF-8,
         not strict JSON, badly shaped or typed, or owned by someone other than owner.
         Example: SessionMemory.load(Path(folder) / "memory.json", clock, owner="kwame").notes()
         """
         try:
-            saved = _SavedMemory.model_validate(read_json(path))
-        except (OSError, ValueError) as exc:  # ValidationError and UnicodeDecodeError are ValueErrors
+            data = read_json(path)
+        except (OSError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
             raise MemoryFileError(f"memory file {path}: {_problem(exc)}") from exc
+        return cls.restore(data, clock, owner=owner, where=f"memory file {path}")
+
+    @classmethod
+    def restore(cls, data: object, clock: Callable[[], float], *, owner: str | None = None,
+                where: str = "memory") -> SessionMemory:
+        """Rebuild a memory from dump() data. The data is checked strictly as a whole (settings, note fields,
+        turn roles and texts); then every note goes through write() again, so a tampered note is refused
+        (listed in .refused as (key, code)); kept notes keep their original expires_at. Turns are
+        trimmed to max_turns as add_turn() does.
+
+        data (the parsed JSON), clock (callable returning seconds), owner (str or None: the user who is
+        loading; data whose owner differs is refused, so data rewritten to another user's name never loads
+        as theirs), where (str: names the source in error messages, e.g. the file).
+        Raises MemoryFileError starting with where when the data is badly shaped or typed, or owned by
+        someone other than owner.
+        Example: SessionMemory.restore(memory.dump(), clock, owner="kwame").notes()
+        """
+        try:
+            saved = _SavedMemory.model_validate(data)
+        except ValueError as exc:  # a ValidationError is a ValueError
+            raise MemoryFileError(f"{where}: {_problem(exc)}") from exc
         if owner is not None and saved.owner != owner:
-            raise MemoryFileError(f"memory file {path}: it belongs to {saved.owner!r}, not to {str(owner)[:40]!r}")
+            raise MemoryFileError(f"{where}: it belongs to {saved.owner!r}, not to {str(owner)[:40]!r}")
         memory = cls(saved.owner, clock, saved.ttl_s, saved.max_notes, saved.max_chars, saved.max_turns)
         notes = [Note(n.key, n.text, n.source, n.owner, n.expires_at) for n in saved.notes]
         turns = [(t.role, t.content) for t in saved.turns]

@@ -5,7 +5,7 @@ tickets (kit/data/agent/tickets.json), the kit's documents, the three tools behi
 the default policy, a ledger, a session memory and a fake model. kit/data/agent/scenarios.jsonl
 holds worst-case runs, one per line, each naming a fake model, a user, a task, limits and the
 expected status, reason, calls and emails; check_scenario() says how a run differs from its row.
-Left out: real users, real models and approvals (next page).
+Left out: real users, real models, and approvals, cancel and delegation (boundaries.py has those rows).
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def lab(model: str = "sensible", *, decider: Decider | None = None, user: str = 
     session = Session(user_id=user, tasks=USERS.get(user, ()) if isinstance(user, str) else ())
     clock = ManualClock()
     outbox = Outbox()
-    registry = _registry(outbox)
+    registry = lab_registry(outbox)
     gate = ToolGate(registry, default_policy(grant_writes=grant, max_calls_per_run=max_calls))
     client: LLMClient = FakeModel(model)
     if slow > 0:
@@ -68,8 +68,11 @@ def lab(model: str = "sensible", *, decider: Decider | None = None, user: str = 
     return agent, outbox
 
 
-def _registry(outbox: Outbox) -> ToolRegistry:
-    """The three tools on the agent's tickets and the kit's documents."""
+def lab_registry(outbox: Outbox) -> ToolRegistry:
+    """The three tools on the agent's tickets and the kit's documents; send_email_draft writes to outbox.
+
+    Raises DataFileError naming a malformed data file. Example: lab_registry(Outbox()).names()
+    """
     tickets = TicketStore.from_file(AGENT_DATA / "tickets.json")
     documents = DocumentStore.from_file(DATA_DIR / "documents.json")
     return default_registry(tickets, documents, outbox)

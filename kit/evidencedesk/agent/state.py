@@ -3,7 +3,7 @@
 AgentState is a frozen pydantic model: a run moves forward only by asking for the next state
 (next_step, observe, finish, stop, wait, resume), and every new state is validated again, so an
 illegal move or a "done" without evidence fails at once. Trace keeps one short, redacted line per
-decision. Left out: chat history (see memory.py) and checkpoints on disk (next page).
+decision. Left out: chat history (see memory.py) and checkpoints on disk (see checkpoint.py).
 """
 
 from __future__ import annotations

@@ -1,0 +1,299 @@
+"""Checkpoints: a paused run saved to a JSON file, so that another process can decide on it and resume it.
+
+A checkpoint holds what the run needs after a restart: its state (AgentState), the parked call (the
+gate's pending action) and its approval request, the memory, the ledger's usage records, the audit
+log, the clock reading, and the user, task and write grant the run had. The file is signed with an
+HMAC (SHA-256) under a key that the application keeps outside the file, so load() refuses a file
+edited by hand as TAMPERED before reading anything in it; then every part is validated strictly
+(BAD_CHECKPOINT) and the memory notes go through the write rules again, as for a memory file.
+
+decide(), resume() and cancel() each load the file, act once and save it again. The decision and
+what it ran are written into the file, so resuming it a second time finds the run finished and
+runs nothing, and a decided action is never put to a person again. Left out: locking between two
+processes acting on the same file at the same moment (the idempotency key guards the send there),
+encryption of the contents, and rotating the key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, NamedTuple
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from evidencedesk.agent.approval import ApprovalDesk, Request, Verdict, audit, settle
+from evidencedesk.agent.loop import Agent
+from evidencedesk.agent.memory import MemoryFileError, SessionMemory
+from evidencedesk.agent.scenarios import lab_registry
+from evidencedesk.agent.state import AWAITING, AgentState
+from evidencedesk.gate import AuditLog, PendingAction, ToolGate, default_policy
+from evidencedesk.strictjson import read_json
+from evidencedesk.tools import Outbox, ToolCall
+from evidencedesk.usage import Ledger, ManualClock, UsageRecord
+
+FORMAT = "evidencedesk-checkpoint/1"
+# Invented for the course: a real key comes from a secret store, never from the code or the file.
+SIMULATED_CHECKPOINT_KEY = b"simulated-checkpoint-key-not-for-production"
+
+# Why a file is refused (CheckpointError.code)
+UNREADABLE = "unreadable"  # missing, not UTF-8, or not strict JSON
+TAMPERED = "tampered"  # no signature, or one that does not match the contents
+BAD_CHECKPOINT = "bad_checkpoint"  # signed, but a part is malformed or the parts disagree
+
+# What resume() did (Resumed.code)
+RESUMED = "resumed"  # the decision was applied: the run is done or stopped now
+UNDECIDED = "undecided"  # nobody has decided and time is left: the run keeps waiting, nothing runs
+ALREADY_FINISHED = "already_finished"  # resumed before (or never waiting): nothing runs again
+
+
+class CheckpointError(ValueError):
+    """A checkpoint file that is refused. code: UNREADABLE, TAMPERED or BAD_CHECKPOINT; the message
+    starts with the file's name (never its full path) and the code.
+
+    Example: CheckpointError("tampered", "run.json", "the signature does not match").code == "tampered"
+    """
+
+    def __init__(self, code: str, name: str, problem: str) -> None:
+        super().__init__(f"{name}: {code}: {problem}")
+        self.code = code
+
+
+class _Saved(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False, frozen=True)
+
+
+class SavedCall(_Saved):
+    """The parked ToolCall: id, tool name and arguments (validated by the tool's schema when it runs)."""
+
+    id: str = Field(min_length=1, max_length=40)
+    name: str = Field(min_length=1, max_length=40)
+    arguments: dict[str, Any]
+
+
+class SavedPending(_Saved):
+    """The gate's PendingAction for the parked call."""
+
+    id: str = Field(pattern=r"^pa-[1-9][0-9]{0,5}$")
+    call: SavedCall
+    run_id: str = Field(max_length=20)
+    task: str = Field(max_length=40)
+    caller: str = Field(max_length=40)
+    status: Literal["pending", "sent", "declined"]
+
+
+class SavedUsage(_Saved):
+    """One UsageRecord of the ledger (tokens)."""
+
+    call_id: str = Field(max_length=40)
+    model: str = Field(max_length=80)
+    input_tokens: int = Field(ge=0)
+    output_tokens: int = Field(ge=0)
+
+
+class Body(BaseModel):
+    """Everything a checkpoint holds, checked as a whole; the parts must agree with each other."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, frozen=True)
+    user: str = Field(min_length=1, max_length=40, strict=True)
+    task: str = Field(min_length=1, max_length=40, strict=True)
+    grant: bool = Field(strict=True)
+    clock: float = Field(ge=0, strict=True)
+    state: AgentState
+    pending: SavedPending | None
+    request: Request | None
+    memory: dict[str, Any] | None
+    ledger: list[SavedUsage]
+    audit: list[dict[str, str]] = Field(max_length=1000)
+
+    @model_validator(mode="after")
+    def parts_agree(self) -> Body:
+        if (self.state.user_id, self.state.task) != (self.user, self.task):
+            raise ValueError("the state belongs to another user or task")
+        if self.state.status == AWAITING and not (self.request and self.request.id == self.state.pending_id):
+            raise ValueError("a waiting run needs the request for its pending action")
+        if (self.pending is None) != (self.request is None):
+            raise ValueError("a pending action and its request come together")
+        if self.pending and self.request and (self.pending.id, self.pending.run_id, self.pending.call.name) != (
+                self.request.id, self.request.run_id, self.request.tool):
+            raise ValueError("the pending action and its request disagree")
+        return self
+
+
+def _signature(body: dict[str, Any], key: bytes) -> str:
+    """HMAC-SHA256 of the body's canonical JSON (sorted keys, no spaces), as hex."""
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hmac.new(key, canonical.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+@dataclass
+class Checkpoint:
+    """A paused run, in memory: what save() writes and load() gives back, with a desk to decide on it.
+
+    state (AgentState), desk (ApprovalDesk over a gate that holds the pending action and the audit
+    log), memory (SessionMemory or None), ledger (Ledger), clock (ManualClock), user, task (str).
+    Example: Checkpoint.of(agent, run.state, desk).save(path)
+    """
+
+    state: AgentState
+    desk: ApprovalDesk
+    memory: SessionMemory | None
+    ledger: Ledger
+    clock: ManualClock
+    user: str
+    task: str
+
+    @classmethod
+    def of(cls, agent: Agent, state: AgentState, desk: ApprovalDesk) -> Checkpoint:
+        """The checkpoint of a live run: agent (its gate, memory, ledger and clock), state, desk.
+
+        Raises TypeError when the agent's clock is not a ManualClock (the kit's only clock).
+        """
+        if not isinstance(agent.clock, ManualClock):
+            raise TypeError(f"a checkpoint needs the agent's ManualClock, got {type(agent.clock).__name__}")
+        return cls(state, desk, agent.memory, agent.ledger, agent.clock, agent.session.user_id, agent.task)
+
+    def body(self) -> dict[str, Any]:
+        """The JSON data of this checkpoint, before signing."""
+        request = self.desk.requests.get(self.state.pending_id) or next(
+            (r for r in self.desk.requests.values() if r.run_id == self.state.run_id), None)
+        action = self.desk.gate.pending.get(request.id) if request else None
+        return {
+            "user": self.user, "task": self.task, "grant": self.desk.gate.policy.may_write(self.task),
+            "clock": self.clock(), "state": self.state.model_dump(mode="json"),
+            "pending": action and {"id": action.id, "run_id": action.run_id, "task": action.task,
+                                   "caller": action.caller, "status": action.status,
+                                   "call": {"id": action.call.id, "name": action.call.name,
+                                            "arguments": action.call.arguments}},
+            "request": request and request.model_dump(mode="json"),
+            "memory": self.memory.dump() if self.memory is not None else None,
+            "ledger": [{"call_id": r.call_id, "model": r.model, "input_tokens": r.input_tokens,
+                        "output_tokens": r.output_tokens} for r in self.ledger.records],
+            "audit": list(self.desk.gate.audit.events),
+        }
+
+    def save(self, path: str | Path, key: bytes = SIMULATED_CHECKPOINT_KEY) -> None:
+        """Write the signed checkpoint to path, atomically (a temporary file, then a rename).
+
+        Example: checkpoint.save(Path(folder) / "run.json")
+        """
+        path = Path(path)
+        body = self.body()
+        text = json.dumps({"format": FORMAT, "body": body, "hmac": _signature(body, key)},
+                          indent=1, sort_keys=True, ensure_ascii=False)
+        scratch = path.with_name(path.name + ".tmp")
+        scratch.write_text(text + "\n", encoding="utf-8")
+        os.replace(scratch, path)  # a reader sees the old file or the new one, never half of one
+
+    @classmethod
+    def load(cls, path: str | Path, *, outbox: Outbox | None = None,
+             key: bytes = SIMULATED_CHECKPOINT_KEY) -> Checkpoint:
+        """Read, verify and rebuild a checkpoint written by save().
+
+        outbox (Outbox or None): where the rebuilt email tool sends (default: a new one).
+        The signature is checked before anything else is read; then the body is validated strictly
+        and the memory notes pass through the write rules again (refused notes are in memory.refused).
+        Raises CheckpointError naming the file: UNREADABLE, TAMPERED or BAD_CHECKPOINT.
+        Example: Checkpoint.load(Path(folder) / "run.json").state.status == "awaiting_approval"
+        """
+        path = Path(path)
+        try:
+            data = read_json(path)
+        except (OSError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
+            raise CheckpointError(UNREADABLE, path.name, f"cannot read it as JSON ({type(exc).__name__})") from exc
+        if not (isinstance(data, dict) and set(data) == {"format", "body", "hmac"} and data["format"] == FORMAT
+                and isinstance(data["body"], dict) and isinstance(data["hmac"], str)):
+            raise CheckpointError(UNREADABLE, path.name, f"not a {FORMAT} file")
+        if not hmac.compare_digest(data["hmac"], _signature(data["body"], key)):
+            raise CheckpointError(TAMPERED, path.name, "the signature does not match the contents")
+        try:
+            body = Body.model_validate(data["body"])
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(str(part) for part in first["loc"]) or "body"
+            raise CheckpointError(BAD_CHECKPOINT, path.name, f"{field}: {first['msg']}") from exc
+        return cls._rebuild(body, path.name, outbox if outbox is not None else Outbox())
+
+    @classmethod
+    def _rebuild(cls, body: Body, name: str, outbox: Outbox) -> Checkpoint:
+        """Live objects from a validated body: clock, memory, ledger, a gate with the pending action, a desk."""
+        clock = ManualClock(body.clock)
+        try:
+            memory = None if body.memory is None else SessionMemory.restore(
+                body.memory, clock, owner=body.user, where=f"{name}: memory")
+        except MemoryFileError as exc:
+            raise CheckpointError(BAD_CHECKPOINT, name, str(exc).removeprefix(f"{name}: ")) from exc
+        ledger = Ledger()
+        try:
+            for usage in body.ledger:
+                ledger.add(UsageRecord(usage.call_id, usage.model, usage.input_tokens, usage.output_tokens))
+        except LookupError as exc:  # UnknownModel: a model the price table no longer lists
+            raise CheckpointError(BAD_CHECKPOINT, name, f"ledger: {exc}") from exc
+        gate = ToolGate(lab_registry(outbox), default_policy(grant_writes=body.grant), AuditLog(list(body.audit)))
+        requests = {}
+        if body.pending and body.request:
+            p = body.pending
+            gate.pending[p.id] = PendingAction(p.id, ToolCall(p.call.id, p.call.name, dict(p.call.arguments)),
+                                               p.run_id, p.task, p.caller, p.status)
+            requests[body.request.id] = body.request
+        desk = ApprovalDesk(gate, clock, requests=requests)
+        return cls(body.state, desk, memory, ledger, clock, body.user, body.task)
+
+
+class Resumed(NamedTuple):
+    """What resume() did: code (RESUMED, UNDECIDED or ALREADY_FINISHED) and the run's state now."""
+
+    code: str
+    state: AgentState
+
+
+def resume(path: str | Path, *, after_s: float = 0.0, key: bytes = SIMULATED_CHECKPOINT_KEY) -> Resumed:
+    """Continue a paused run from its checkpoint file, apply the decision once, and save the file again.
+
+    path (checkpoint file), after_s (float, seconds that pass on the run's clock before resuming).
+    A waiting run whose request was decided (or has expired) settles: approved -> done, citing what
+    the approval ran; declined or expired -> denied; cancelled -> cancelled. Nothing runs here: the
+    approval ran the action. Every resume is audited.
+    Returns Resumed. Raises CheckpointError naming the file when it is refused.
+    Example: resume(Path(folder) / "run.json").state.status == "done"
+    """
+    checkpoint = Checkpoint.load(path, key=key)
+    checkpoint.clock.advance(after_s)
+    state, desk = checkpoint.state, checkpoint.desk
+    if state.status != AWAITING:
+        code = ALREADY_FINISHED
+    else:
+        desk.expire(state.pending_id)  # the time may have run out while nobody decided
+        checkpoint.state = settle(state, desk.requests[state.pending_id])
+        code = UNDECIDED if checkpoint.state.status == AWAITING else RESUMED
+    request = desk.requests.get(state.pending_id) or next(iter(desk.requests.values()), None)
+    audit(desk.gate.audit, request, state.user_id, code, f"status {checkpoint.state.status}")
+    checkpoint.save(path, key)
+    return Resumed(code, checkpoint.state)
+
+
+VERDICTS = ("approve", "decline", "cancel")
+
+
+def decide(path: str | Path, pending_id: str, verdict: str, by: str, *, after_s: float = 0.0,
+           outbox: Outbox | None = None, key: bytes = SIMULATED_CHECKPOINT_KEY) -> Verdict:
+    """A person's decision on the pending action of a checkpoint file, then the file saved again.
+
+    pending_id (str), verdict ("approve", "decline" or "cancel"), by (str, the person), after_s (float,
+    seconds that pass on the run's clock before the decision), outbox (where an approved email goes).
+    Returns the desk's Verdict (refusals included: unknown_id, already_decided, expired, own_request,
+    not_approver). Raises ValueError naming the verdict when it is not one of VERDICTS, and
+    CheckpointError naming the file when it is refused.
+    Example: decide(path, "pa-1", "approve", by="maria", after_s=120).code == "approved"
+    """
+    if verdict not in VERDICTS:
+        raise ValueError(f"verdict must be one of {', '.join(VERDICTS)}, got {str(verdict)[:20]!r}")
+    checkpoint = Checkpoint.load(path, outbox=outbox, key=key)
+    checkpoint.clock.advance(after_s)
+    result = getattr(checkpoint.desk, verdict)(pending_id, by)
+    checkpoint.save(path, key)
+    return result

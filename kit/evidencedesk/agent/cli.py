@@ -1,0 +1,118 @@
+"""The command line for a paused run: start it, decide on it, resume it, read its audit log.
+
+Each command is one process that loads the checkpoint file, acts once and saves it again, so the
+commands can run in separate processes, hours apart, on different machines:
+
+    python -m evidencedesk.agent.cli start b01 run.json        # run row b01 of boundaries.jsonl until it parks
+    python -m evidencedesk.agent.cli approve run.json pa-1 --by maria --after 120
+    python -m evidencedesk.agent.cli resume run.json
+    python -m evidencedesk.agent.cli audit run.json
+
+Output names files by their name only, never by their path. Exit status: 0 when the command did
+what it says, 1 when it was refused (a named code on stderr), 2 for a bad command line.
+Left out: authentication of the person typing --by (the kit trusts it; a real desk must not).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+from evidencedesk.agent.approval import APPROVED
+from evidencedesk.agent.boundaries import load_rows, start
+from evidencedesk.agent.checkpoint import Checkpoint, CheckpointError, decide, resume
+from evidencedesk.agent.state import AWAITING
+from evidencedesk.tools import Outbox
+
+
+def _start(args: argparse.Namespace) -> int:
+    rows = {row["id"]: row for row in load_rows()}
+    if args.row not in rows:
+        print(f"refused: no row {args.row[:10]!r} in boundaries.jsonl", file=sys.stderr)
+        return 1
+    try:
+        checkpoint, _, _ = start(rows[args.row])
+    except ValueError as exc:  # a team row: no single run to save
+        print(f"refused: {exc}", file=sys.stderr)
+        return 1
+    state = checkpoint.state
+    checkpoint.save(args.file)
+    if state.status == AWAITING:
+        request = checkpoint.desk.requests[state.pending_id]
+        print(f"{state.run_id}: {state.status}, {request.id} ({request.tool}) asked of an approver, "
+              f"expires at {request.expires_at:.1f} s; saved {args.file.name}")
+    else:
+        print(f"{state.run_id}: {state.status} {state.reason}; saved {args.file.name}")
+    return 0
+
+
+def _decide(args: argparse.Namespace) -> int:
+    outbox = Outbox()
+    verdict = decide(args.file, args.id, args.command, args.by, after_s=args.after, outbox=outbox)
+    if not verdict.ok:
+        print(f"refused: {args.command} {args.id[:10]} by {args.by[:40]}: {verdict.code}; nothing ran",
+              file=sys.stderr)
+        return 1
+    ran = f"; the gate ran it: {verdict.result.code}" if verdict.code == APPROVED else ""
+    print(f"{args.id}: {verdict.code} by {args.by}{ran}; emails sent by this process: {len(outbox.sent)}; "
+          f"saved {args.file.name}")
+    return 0
+
+
+def _resume(args: argparse.Namespace) -> int:
+    resumed = resume(args.file, after_s=args.after)
+    print(f"{resumed.state.run_id}: {resumed.code}, now {resumed.state.status} ({resumed.state.reason}); "
+          f"nothing sent by this process; saved {args.file.name}")
+    return 0
+
+
+def _audit(args: argparse.Namespace) -> int:
+    for event in Checkpoint.load(args.file).desk.gate.audit.events:
+        who, what = f"{event['call_id']:<7} {event['tool']:<17} {event['caller']:<6}", event["outcome"]
+        print(f"{who} {what:<17} {event['detail']}")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    """The argument parser: start, approve, decline, cancel, resume, audit."""
+    top = argparse.ArgumentParser(prog="python -m evidencedesk.agent.cli", description=__doc__.split("\n")[0])
+    commands = top.add_subparsers(dest="command", required=True)
+    begin = commands.add_parser("start", help="run a row of boundaries.jsonl until it ends or parks; save it")
+    begin.add_argument("row")
+    begin.add_argument("file", type=Path)
+    for verdict in ("approve", "decline", "cancel"):
+        one = commands.add_parser(verdict, help=f"{verdict} the pending action of a checkpoint")
+        one.add_argument("file", type=Path)
+        one.add_argument("id")
+        one.add_argument("--by", required=True, help="the person deciding (user id)")
+        one.add_argument("--after", type=float, default=0.0, help="seconds that pass on the run's clock first")
+    again = commands.add_parser("resume", help="continue a paused run from its checkpoint")
+    again.add_argument("file", type=Path)
+    again.add_argument("--after", type=float, default=0.0, help="seconds that pass on the run's clock first")
+    log = commands.add_parser("audit", help="print the audit log a checkpoint carries")
+    log.add_argument("file", type=Path)
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one command; returns the exit status (0 done, 1 refused). Example: main(["resume", "run.json"])"""
+    args = parser().parse_args(argv)
+    if not 0 <= getattr(args, "after", 0.0) < math.inf:  # also false for nan
+        print("refused: --after must be a finite number of seconds >= 0", file=sys.stderr)
+        return 2
+    action = {"start": _start, "approve": _decide, "decline": _decide, "cancel": _decide,
+              "resume": _resume, "audit": _audit}[args.command]
+    try:
+        return action(args)
+    except CheckpointError as exc:
+        print(f"refused: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # the checkpoint could not be written (no such folder, no permission)
+        print(f"refused: {args.file.name}: cannot write it ({type(exc).__name__})", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
