@@ -178,3 +178,11 @@ def test_malformed_hand_offs_never_reach_the_boundary(arguments: dict) -> None:
 def test_a_bad_team_is_named(members: dict, depth: object, named: str) -> None:
     with pytest.raises(ValueError, match=named):
         Team(members, max_depth=depth)  # type: ignore[arg-type]
+
+
+def test_a_delegation_failure_takes_only_the_delegate_tools_own_codes() -> None:
+    from evidencedesk.agent.delegation import DELEGATION_CODES, delegation_failure
+
+    assert [delegation_failure(code, "why").code for code in DELEGATION_CODES] == list(DELEGATION_CODES)
+    with pytest.raises(ValueError, match="unknown delegation code 'not_found'"):
+        delegation_failure("not_found", "a contract code is not a delegation code")

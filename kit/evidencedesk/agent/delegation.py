@@ -42,7 +42,22 @@ ESCALATION = "escalation"
 BUDGET_SPENT = "budget_spent"
 WORKER_STOPPED = "worker_stopped"  # the worker ran but did not finish (its reason is in the message)
 REFUSALS = (UNKNOWN_AGENT, CYCLE, DEPTH_LIMIT, ESCALATION, BUDGET_SPENT)
+DELEGATION_CODES = (*REFUSALS, WORKER_STOPPED)  # the delegate tool's own codes, next to tools.RESULT_CODES
 NAME = re.compile(r"^[a-z][a-z0-9-]{0,19}\Z")  # a member's name
+
+
+def delegation_failure(code: str, message: str) -> ToolResult:
+    """A failed delegate call: code (one of DELEGATION_CODES), message (str).
+
+    tools.ToolResult.failure takes only the contract's own RESULT_CODES; these codes belong to the
+    delegate tool, so they are checked against DELEGATION_CODES here instead.
+
+    Raises: ValueError naming the code when it is not one of DELEGATION_CODES.
+    Example: delegation_failure(CYCLE, "lead is already in the chain").code -> "cycle"
+    """
+    if code not in DELEGATION_CODES:
+        raise ValueError(f"unknown delegation code {code!r}; expected one of {', '.join(DELEGATION_CODES)}")
+    return ToolResult(False, error={"code": code, "message": message})
 
 
 class DelegateArgs(BaseModel):
@@ -171,19 +186,19 @@ class Team:
         """
         to, wanted = arguments["to"], frozenset(arguments["tools"])
         if to not in self.members:
-            return ToolResult.failure(UNKNOWN_AGENT, f"no agent called {to}")
+            return delegation_failure(UNKNOWN_AGENT, f"no agent called {to}")
         if to in chain:
-            return ToolResult.failure(CYCLE, f"{to} is already in the chain {' -> '.join(chain)}")
+            return delegation_failure(CYCLE, f"{to} is already in the chain {' -> '.join(chain)}")
         if len(chain) > self.max_depth:
-            return ToolResult.failure(DEPTH_LIMIT, f"{' -> '.join(chain)} is already {len(chain) - 1} hand-offs deep;"
-                                                   f" the limit is {self.max_depth}")
+            return delegation_failure(DEPTH_LIMIT, f"{' -> '.join(chain)} is already {len(chain) - 1} hand-offs deep;"
+                                                    f" the limit is {self.max_depth}")
         if extra := sorted(wanted - tools):
-            return ToolResult.failure(ESCALATION, f"{chain[-1]} cannot give {', '.join(extra)}: it does not have it")
+            return delegation_failure(ESCALATION, f"{chain[-1]} cannot give {', '.join(extra)}: it does not have it")
         if reason := self.spent():
-            return ToolResult.failure(BUDGET_SPENT, f"the tree's {reason} is used up")
+            return delegation_failure(BUDGET_SPENT, f"the tree's {reason} is used up")
         self._workers += 1
         run = self.agent((*chain, to), wanted, may_write).run(arguments["goal"], f"{self._run_id}-w{self._workers}")
         self.runs.append(((*chain, to), run))
         if run.state.status == DONE:
             return ToolResult.success({"worker": to, "answer": run.state.answer, "calls": list(run.calls)})
-        return ToolResult.failure(WORKER_STOPPED, f"{to} ended {run.state.status}: {run.reason}")
+        return delegation_failure(WORKER_STOPPED, f"{to} ended {run.state.status}: {run.reason}")
