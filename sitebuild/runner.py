@@ -78,11 +78,12 @@ class Result:
     killed: tuple[str, ...] = ()
 
 
-def block_env(root: Path) -> dict[str, str]:
+def block_env(root: Path, python: str | None = None) -> dict[str, str]:
     """The environment every block runs in, built from scratch (see FIXED_ENV and PASSED_THROUGH).
 
     Args:
         root: the folder the block runs in; it becomes PWD.
+        python: the interpreter blocks use (default: this one); its folder comes first on PATH.
 
     Returns:
         PATH with this Python's bin folder first, VIRTUAL_ENV when the site runs in a venv, the passed-through
@@ -91,8 +92,11 @@ def block_env(root: Path) -> dict[str, str]:
     Example: block_env(Path("."))["TZ"] == "UTC"
     """
     env = {name: os.environ[name] for name in PASSED_THROUGH if name in os.environ}
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', os.defpath)}"
-    if sys.prefix != sys.base_prefix:
+    interpreter = Path(python or sys.executable)
+    env["PATH"] = f"{interpreter.parent}{os.pathsep}{os.environ.get('PATH', os.defpath)}"
+    if python is not None:
+        env["VIRTUAL_ENV"] = str(interpreter.parent.parent)
+    elif sys.prefix != sys.base_prefix:
         env["VIRTUAL_ENV"] = sys.prefix
     env.update(FIXED_ENV, PWD=str(root))
     return env
@@ -158,7 +162,8 @@ def _kill_leftovers(process: subprocess.Popen) -> tuple[str, ...]:
     return tuple(sorted(name for _, name in left))
 
 
-def run_bash(code: str, root: Path, timeout: float, *, workdir: str = "", width: int = 100) -> Result:
+def run_bash(code: str, root: Path, timeout: float, *, workdir: str = "", width: int = 100,
+             python: str | None = None) -> Result:
     """Run a bash block from the repo root with errexit and pipefail.
 
     Args:
@@ -167,6 +172,7 @@ def run_bash(code: str, root: Path, timeout: float, *, workdir: str = "", width:
         timeout: seconds before the block and everything it started is killed.
         workdir: a folder relative to root to run in ("" for root).
         width: the terminal width in columns (COLUMNS).
+        python: the interpreter `python` means in the block (default: this one).
 
     Returns:
         Result with stdout and stderr interleaved; exit_code; problem names a non-zero exit or the timeout.
@@ -175,7 +181,7 @@ def run_bash(code: str, root: Path, timeout: float, *, workdir: str = "", width:
     Example: run_bash("false | cat", root, 60).problem == "exited with code 1"
     """
     cwd = root / workdir if workdir else root
-    env = {**block_env(cwd), "COLUMNS": str(width)}
+    env = {**block_env(cwd, python), "COLUMNS": str(width)}
     with tempfile.TemporaryFile() as capture:  # a file, not a pipe: a background process cannot hold it open
         process = subprocess.Popen(
             ["bash", "-e", "-o", "pipefail", "-c", code],
@@ -210,8 +216,9 @@ class PageSession:
         with PageSession(root) as session: session.run("x = 2", "<page block 1>", 60)
     """
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, python: str | None = None) -> None:
         self.root = root
+        self.python = python or sys.executable  # the interpreter the page's blocks run in
         self.ended = ""  # why the session ended early, if it did
         self._process: subprocess.Popen | None = None
 
@@ -226,9 +233,9 @@ class PageSession:
         req_read, self._req = os.pipe()
         self._rep, rep_write = os.pipe()
         self._process = subprocess.Popen(
-            [sys.executable, "-u", str(WORKER), str(req_read), str(rep_write)],
+            [self.python, "-u", str(WORKER), str(req_read), str(rep_write)],
             cwd=self.root,
-            env=block_env(self.root),
+            env=block_env(self.root, None if self.python == sys.executable else self.python),
             stdin=subprocess.DEVNULL,
             stdout=self._capture,
             stderr=subprocess.STDOUT,

@@ -82,7 +82,8 @@ class PageReport:
         return messages
 
 
-def run_blocks(blocks: list[Block], root: Path, page: str, default_timeout: float) -> list[Result]:
+def run_blocks(blocks: list[Block], root: Path, page: str, default_timeout: float,
+               python: str | None = None) -> list[Result]:
     """Run a page's blocks in order: python blocks in one fresh interpreter, bash blocks from the root.
 
     Args:
@@ -90,12 +91,13 @@ def run_blocks(blocks: list[Block], root: Path, page: str, default_timeout: floa
         root: the repo root.
         page: the page's path, used to name blocks in tracebacks.
         default_timeout: seconds a block may run unless it sets its own timeout.
+        python: the interpreter to run them with (default: this one), e.g. a learner's fresh venv.
 
     Returns:
         One Result per block, in the same order.
     """
     results = []
-    with PageSession(root) as session:
+    with PageSession(root, python) as session:
         for block in blocks:
             timeout = block.timeout(default_timeout)
             if block.workdir and not (root / block.workdir).is_dir():
@@ -104,7 +106,8 @@ def run_blocks(blocks: list[Block], root: Path, page: str, default_timeout: floa
                 filename = f"<{page} {block.label}>"
                 results.append(session.run(block.code, filename, timeout, workdir=block.workdir, width=block.width))
             else:
-                results.append(run_bash(block.code, root, timeout, workdir=block.workdir, width=block.width))
+                results.append(run_bash(block.code, root, timeout, workdir=block.workdir, width=block.width,
+                                        python=python))
     return results
 
 

@@ -1,4 +1,5 @@
-"""The kit download as a learner gets it: its README, LICENSE and pyproject.toml, and a fresh install.
+"""The kit download as a learner gets it: its README, LICENSE and pyproject.toml, a fresh install, and
+every page's shown blocks run in that install, giving the outputs the page shows.
 
 test_the_download_installs_into_a_fresh_venv_and_its_tests_pass does what the kit's README says, in a
 new virtual environment, offline: `pip install -e ".[test]"` from the unpacked archive, then
@@ -27,8 +28,13 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
+from mkdocs.utils.meta import get_data
+
+from sitebuild.approved import clean, diff, parse
+from sitebuild.blocks import page_blocks
 from sitebuild.coursenav import course_pages, page_url, read_config
 from sitebuild.gen_downloads import FOLDER, kit_download, kit_pyproject, kit_readme, toml_text
+from sitebuild.verify import run_blocks
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = read_config(ROOT / "mkdocs.yml")
@@ -155,7 +161,10 @@ def run(command: list[str], cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=INSTALL_TIMEOUT, check=False)
 
 
-def test_the_download_installs_into_a_fresh_venv_and_its_tests_pass(archive, tmp_path):
+@pytest.fixture(scope="module")
+def installed(archive, tmp_path_factory) -> tuple[Path, Path]:
+    """The download unpacked and installed as its README says, in a fresh venv: (kit folder, the venv's python)."""
+    tmp_path = tmp_path_factory.mktemp("learner")
     archive.extractall(tmp_path)
     kit = tmp_path / FOLDER
     project = tomllib.loads((kit / "pyproject.toml").read_text(encoding="utf-8"))
@@ -177,6 +186,40 @@ def test_the_download_installs_into_a_fresh_venv_and_its_tests_pass(archive, tmp
     installed = run([*pip, *install, "-e", ".[test]"], kit)
     assert installed.returncode == 0, installed.stdout + installed.stderr
     assert "Successfully installed" in installed.stdout and "pydantic" in installed.stdout, installed.stdout
+    return kit, python
+
+
+def test_the_download_installs_into_a_fresh_venv_and_its_tests_pass(installed):
+    kit, python = installed
+
     tested = run([str(python), "-m", "pytest", "kit/tests", "-p", "no:cacheprovider"], kit)
+
     assert tested.returncode == 0, tested.stdout + tested.stderr
     assert re.search(r"\d+ passed", tested.stdout), tested.stdout
+
+
+# A learner who runs a page's shown blocks in the download --------------------------------------------
+
+PAGES_WITH_BLOCKS = [p.src_uri for p in course_pages(CONFIG["nav"])
+                     if 'exec="on"' in (ROOT / "docs" / p.src_uri).read_text(encoding="utf-8")]
+
+
+@pytest.mark.parametrize("src_uri", PAGES_WITH_BLOCKS)
+def test_the_shown_blocks_of_a_page_print_in_the_download_what_the_page_shows(src_uri, installed):
+    """The page contract's promise: python blocks in one session, bash from the kit folder, in page order,
+    only the blocks whose source the page shows (none that a learner cannot copy), in a fresh install."""
+    kit, python = installed
+    markdown, _ = get_data((ROOT / "docs" / src_uri).read_text(encoding="utf-8"))
+    shown = [block for block in page_blocks(markdown) if block.show == "all"]
+    approved_outputs = parse((ROOT / "data" / src_uri).with_suffix(".txt").read_text(encoding="utf-8"), src_uri)
+    assert shown, f"{src_uri} shows no block a learner can run"
+
+    results = run_blocks(shown, kit, f"docs/{src_uri}", 120, python=str(python))
+
+    differing = [
+        f"{block.label}: {result.problem or 'prints something else'}\n"
+        + (diff(approved_outputs[block.key], result.output, src_uri) or result.output)
+        for block, result in zip(shown, results, strict=True)
+        if result.problem or clean(result.output) != clean(approved_outputs[block.key])
+    ]
+    assert not differing, "\n\n".join(differing)
