@@ -1,19 +1,17 @@
 """A page's executed code blocks, as Markdown reads them, in page order, each with a stable key.
 
 Markdown is the single source of truth: fences.discover() converts the page with the site's own
-Markdown extensions (pymdownx.superfences) and records each fence that asks to run, with its code
-and options exactly as the renderer sees them (tabs expanded, nesting removed), and whether it
-reaches the page. So the blocks that run are the blocks the reader sees, with the code they see.
-
-A plain line scanner (scan) adds what Markdown does not keep: the line of each fence in the file,
-and the fences that ask to run but that Markdown reads as text (a fence it cannot parse, exec on a
-language nobody runs). Those fail the build, naming their line, instead of showing as text.
+Markdown extensions (pymdownx.superfences) and records each fence that asks to run, with its line,
+and its code and options exactly as the renderer sees them (tabs expanded, nesting removed), and
+whether it reaches the page. So the blocks that run are the blocks the reader sees, with the code
+they see. A fence that asks to run but that Markdown shows as text, hides, or gives to no runner
+fails the build, naming its line, instead of passing silently.
 
 Each block's key names its entry in the page's approved outputs: the block's `id` option if it
 has one, else its language and a hash of its code. A key does not depend on the block's position,
 so inserting a block changes only its own entry.
 
-Left out: parsing Markdown ourselves. The scanner only finds fence lines; Markdown decides.
+Left out: parsing Markdown ourselves; Markdown decides.
 """
 
 from __future__ import annotations
@@ -24,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sitebuild import fences as fence_reader
+from sitebuild.fences import FALSE, is_executed, parse_info  # noqa: F401 - part of this module's API
 
 LANGUAGES = {"python": "python", "py": "python", "bash": "bash", "sh": "bash"}
 # markdown-exec fences that render without running code at build time: left to markdown-exec.
@@ -37,10 +36,10 @@ OPTIONS = {
     "output": "text (shown verbatim, the default) or markdown (rendered, e.g. a Mermaid diagram)",
     "timeout": "seconds, a whole number from 1 to 3600",
     "title": "the title above the source (default Python or Bash)",
-    "hl_lines": 'source lines to highlight, e.g. "2" or "1 3-4"',
+    "hl_lines": 'source lines to highlight, counted from 1, e.g. "2" or "1 3-4"',
     "linenums": 'the number of the first source line, e.g. "1", to number the lines',
     "source": "where the source goes: " + ", ".join(SOURCE_LAYOUTS) + " (markdown-exec's layouts)",
-    "tabs": 'the two tab titles of a tabbed layout, e.g. "Source|Result"',
+    "tabs": 'the two tab titles of a tabbed layout, neither empty, e.g. "Source|Result"',
     "result": "a language to highlight the output with, e.g. json; it stays escaped text",
     "returncode": "the exit code a bash block must end with, a whole number from 0 to 255 (default 0)",
     "workdir": "a folder to run in, relative to the site root and inside it",
@@ -62,9 +61,7 @@ ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,59}$")
 HL_LINES = re.compile(r"^\d+(?:-\d+)?(?:[ \t]+\d+(?:-\d+)?)*$")
 ANNOTATION = re.compile(r"#\s*\(\d+\)!?\s*$")  # Material's code annotation marker, e.g. `# (1)!`
 HIDE = "markdown-exec: hide"  # a line ending with this comment runs but is not shown
-FENCE_OPEN = re.compile(r"^(?P<indent>[ \t>]*?)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`]*?)[ \t]*$")
-OPTION = re.compile(r"""([A-Za-z_][\w-]*)=(?:"([^"]*)"|'([^']*)'|(\S+))""")
-FALSE = {"", "no", "off", "false", "0"}
+BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")  # can make shown code read unlike the run
 
 
 class BlockError(ValueError):
@@ -146,33 +143,6 @@ def normalize(code: str) -> str:
     return "\n".join(line.rstrip() for line in code.strip("\n").splitlines())
 
 
-def parse_info(info: str) -> tuple[str, dict[str, str]]:
-    """Split a fence's info string into its language and options.
-
-    Args:
-        info: the text after the opening backticks, e.g. `python exec="on" id="plan"`.
-
-    Returns:
-        (language as written, {option: value}); language is "" when there is none.
-
-    Example: parse_info('bash exec="on"') == ("bash", {"exec": "on"})
-    """
-    info = info.strip()
-    if info.startswith("{") and info.endswith("}"):  # the attribute-list form: {.python exec="on"}
-        info = info[1:-1].strip()
-    language, _, rest = info.partition(" ")
-    language = language.lstrip(".")
-    if "=" in language:  # no language, only options
-        language, rest = "", info
-    options = {m.group(1): next(g for g in m.groups()[1:] if g is not None) for m in OPTION.finditer(rest)}
-    return language.lower(), options
-
-
-def is_executed(options: dict[str, str]) -> bool:
-    """True when a fence asks to run (markdown-exec's reading of the exec option)."""
-    return options.get("exec", "no").strip().lower() not in FALSE
-
-
 def _whole(text: str, low: int, high: int) -> bool:
     return re.fullmatch(r"[0-9]{1,4}", text) is not None and low <= int(text) <= high
 
@@ -197,10 +167,10 @@ def check_options(language: str, options: dict[str, str], code: str = "") -> Non
         "show": lambda v: v in SHOW,
         "output": lambda v: v in OUTPUT,
         "timeout": lambda v: _whole(v, 1, 3600),
-        "hl_lines": lambda v: bool(HL_LINES.match(v.strip())),
+        "hl_lines": lambda v: bool(HL_LINES.match(v.strip())) and all(int(n) >= 1 for n in re.findall(r"\d+", v)),
         "linenums": lambda v: _whole(v, 1, 9999),
         "source": lambda v: v in SOURCE_LAYOUTS,
-        "tabs": lambda v: len(re.split(r"(?<!\\)\|", v)) == 2,
+        "tabs": lambda v: len(parts := re.split(r"(?<!\\)\|", v)) == 2 and all(p.strip() for p in parts),
         "result": lambda v: re.fullmatch(r"[\w#+.-]{1,30}", v) is not None,
         "returncode": lambda v: _whole(v, 0, 255),
         "workdir": lambda v: v != "" and not v.startswith(("/", "~")) and ".." not in re.split(r"[\\/]", v),
@@ -219,69 +189,16 @@ def check_options(language: str, options: dict[str, str], code: str = "") -> Non
     if language == "python" and options.get("returncode", "0") != "0":
         raise BlockError("returncode applies to bash blocks; a python block that shows an error should catch it "
                          "and print it")
+    if "\x00" in code:
+        raise BlockError("its code holds a NUL character, which no shell or interpreter takes; remove it")
     for number, line in enumerate(code.split("\n"), start=1):
+        if bidi := BIDI.search(line):
+            raise BlockError(f"code line {number} holds a bidirectional control character (U+{ord(bidi.group()):04X}), "
+                             "which makes the code shown read differently from the code run; remove it")
         if ANNOTATION.search(line):
             raise BlockError(f"code line {number} holds a code annotation marker ({line.strip()!r}); annotations "
                              "are not supported on executed blocks, whose output box would sit between the code and "
                              "its list: annotate a plain fence of the same code instead")
-
-
-def _closes(line: str, fence: str) -> bool:
-    stripped = line.strip(" \t>")
-    return len(stripped) >= len(fence) and set(stripped) == {fence[0]}
-
-
-def scan(markdown: str) -> list[tuple[int, str, str, dict[str, str]]]:
-    """Find the lines that open fences asking to run (exec on), skipping the contents of other fences.
-
-    Args:
-        markdown: the page's Markdown source (after its front matter).
-
-    Returns:
-        One (line, language as written, code, options) per fence, in page order. The code keeps
-        its raw indentation; it only serves to pair a fence with what Markdown read.
-
-    Example: scan('```bash exec="on"\\necho hi\\n```') == [(1, "bash", "echo hi", {"exec": "on"})]
-    """
-    lines = markdown.splitlines()
-    found, i = [], 0
-    while i < len(lines):
-        opening = FENCE_OPEN.match(lines[i])
-        if not opening:
-            i += 1
-            continue
-        fence = opening.group("fence")
-        language, options = parse_info(opening.group("info"))
-        end = i + 1
-        while end < len(lines) and not _closes(lines[end], fence):
-            end += 1
-        if is_executed(options):
-            found.append((i + 1, language, "\n".join(lines[i + 1 : end]), options))
-        i = end + 1
-    return found
-
-
-def _squeeze(code: str) -> str:
-    """Code without any whitespace: equal for the scanner's raw lines and Markdown's dedented ones."""
-    return "".join(code.replace(">", "").split())
-
-
-def _pair_lines(found: list[fence_reader.Fence], scanned: list[tuple]) -> tuple[list[int], list[tuple]]:
-    """The file line of each fence Markdown found, and the scanned fences Markdown did not read as blocks."""
-    lines, used, start = [], set(), 0
-    for fence in found:
-        want = (LANGUAGES.get(fence.language, fence.language), _squeeze(fence.code))
-        match = next((j for j in range(start, len(scanned)) if j not in used
-                      and (LANGUAGES.get(scanned[j][1], scanned[j][1]), _squeeze(scanned[j][2])) == want), None)
-        if match is None:  # Markdown changed the code beyond whitespace: take the next unpaired fence line
-            match = next((j for j in range(start, len(scanned)) if j not in used), None)
-        if match is None:
-            lines.append(0)
-            continue
-        used.add(match)
-        start = match + 1
-        lines.append(scanned[match][0])
-    return lines, [s for j, s in enumerate(scanned) if j not in used]
 
 
 def page_blocks(markdown: str, make_markdown: Callable | None = None, line_offset: int = 0) -> list[Block]:
@@ -303,28 +220,28 @@ def page_blocks(markdown: str, make_markdown: Callable | None = None, line_offse
 
     Example: page_blocks('```python exec="on"\\nprint(1)\\n```')[0].key == "python-" + 8 hex digits
     """
-    found = fence_reader.discover(markdown, make_markdown)
-    lines, unread = _pair_lines(found, scan(markdown))
-    for line, language, _, _ in unread:
-        if language in NOT_RUN:
-            continue
-        where = f"line {line + line_offset}"
-        if language not in LANGUAGES:
-            raise BlockError(f"{where}: exec is on for language {language!r}; this site runs python and bash blocks")
-        raise BlockError(f"{where}: this fence asks to run, but Markdown reads it as text, so it would show as a "
-                         "paragraph and never run; check the fence line (an option Markdown cannot parse, e.g. a "
-                         "name with a dash or an unclosed quote) and its indentation")
+    reading = fence_reader.discover(markdown, make_markdown)
+    unknown = [(line, lang) for line, lang in reading.as_text if lang not in LANGUAGES and lang not in NOT_RUN]
+    for line, language in sorted(unknown + [(line, lang) for line, lang in reading.unrun if lang not in NOT_RUN]):
+        raise BlockError(f"line {line + line_offset}: exec is on for language {language!r}, which no runner of this "
+                         "site takes: it runs python and bash blocks (written in lower case: python, py, bash, sh)")
+    for line, _ in reading.as_text:
+        raise BlockError(f"line {line + line_offset}: this fence asks to run, but Markdown reads it as text, so it "
+                         "would show as a paragraph and never run; check the fence line (an option Markdown cannot "
+                         "parse, a backtick or an unclosed quote in it) and the lines above it (an unclosed fence, "
+                         "an indented code block)")
     blocks: list[Block] = []
     used: set[str] = set()
-    for index, (fence, line) in enumerate(zip(found, lines, strict=True), start=1):
-        line = line + line_offset if line else 0
+    for index, fence in enumerate(reading.fences, start=1):
+        line = fence.line + line_offset if fence.line else 0
         where = f"block {index} (line {line or '?'})"
         if fence.language not in LANGUAGES:
             raise BlockError(f"{where}: exec is on for language {fence.language!r}; this site runs python and bash "
                              "blocks")
         if not fence.shown:
-            raise BlockError(f"{where}: Markdown shows this fence as text (inside an indented code block?), so the "
-                             "page would never show it as a block; fix its indentation")
+            raise BlockError(f"{where}: Markdown shows this fence as text (inside an indented code block?) or hides "
+                             "it in an HTML comment, so the page would never show it as a block; fix its indentation, "
+                             "or delete the block instead of commenting it out")
         language = LANGUAGES[fence.language]
         try:
             check_options(language, fence.options, fence.code)

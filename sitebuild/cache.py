@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -34,13 +35,18 @@ DEFAULT_INPUTS = ("kit", "pyproject.toml", "requirements.lock")
 MACHINERY = Path(__file__).resolve().parent
 
 
+SKIPPED = {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".git", ".venv"}  # caches, not inputs
+
+
 def _files(path: Path) -> list[Path]:
-    """The files of an input, sorted; caches and hidden folders left out."""
+    """The files of an input, sorted, hidden ones included, linked folders followed; caches left out."""
     if path.is_file():
         return [path]
-    skipped = {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
-    return sorted(p for p in path.rglob("*") if p.is_file() and not skipped & set(p.parts)
-                  and not any(part.startswith(".") for part in p.relative_to(path).parts))
+    found = []
+    for folder, subfolders, names in os.walk(path, followlinks=True):
+        subfolders[:] = sorted(d for d in subfolders if d not in SKIPPED)
+        found += [Path(folder) / name for name in names if not name.endswith(".pyc")]
+    return sorted(found)
 
 
 def environment_digest(root: Path, inputs: list[str] | tuple[str, ...], default_timeout: float) -> str:
@@ -91,9 +97,12 @@ class OutputCache:
             entry = json.loads(self._path(page).read_text(encoding="utf-8"))
             if entry["page"] != page or entry["key"] != key:
                 return None
-            return [Result(r["output"], r["problem"], r["exit_code"], tuple(r["killed"])) for r in entry["results"]]
+            results = [Result(r["output"], r["problem"], r["exit_code"], tuple(r["killed"])) for r in entry["results"]]
         except (OSError, ValueError, KeyError, TypeError):
             return None
+        well_formed = all(isinstance(r.output, str) and isinstance(r.problem, str) and isinstance(r.exit_code, int)
+                          and all(isinstance(k, str) for k in r.killed) for r in results)
+        return results if well_formed else None
 
     def put(self, page: str, key: str, results: list[Result]) -> None:
         """Store a page's results under key. The caller stores only runs in which every block passed."""

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import contextlib
 import html
+import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import markdown as markdown_lib
 
@@ -40,13 +41,15 @@ class Fence:
         language: as written after the backticks (python, py, bash, ...).
         code: the code Markdown passes to the renderer.
         options: every option of the fence, as written (exec included).
-        shown: True when the fence's HTML reaches the page (not inside an indented code block).
+        shown: True when the fence's HTML reaches the page (not inside an indented code block or a comment).
+        line: the line of the page it opens on, from 1 (0 when unknown).
     """
 
     language: str
     code: str
     options: dict[str, str] = field(default_factory=dict)
     shown: bool = True
+    line: int = 0
 
 
 Handler = Callable[[Fence, markdown_lib.Markdown], str]
@@ -141,21 +144,121 @@ def _marker(n: int) -> str:
     return f"<!-- sitebuild fence {n} -->"
 
 
-def discover(markdown: str, make_markdown: Callable[[], markdown_lib.Markdown] | None = None) -> list[Fence]:
-    """The executed fences of a page, in the order Markdown renders them, each marked shown or not.
+OPENER = re.compile(r"^(?P<prefix>[ \t>]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+OPTION = re.compile(r"""([A-Za-z_][\w-]*)(?:=(?:"([^"]*)"|'([^']*)'|(\S+)))?""")
+LINE_MARK = re.compile(r" ?sitebuild_line_(\d+)\b")
+
+
+def parse_info(info: str) -> tuple[str, dict[str, str]]:
+    """Split a fence's info string into its language and options, as superfences reads them.
+
+    Args:
+        info: the text after the opening backticks, e.g. `python exec="on" id="plan"`.
+
+    Returns:
+        (language as written, lowercased; {option: value}); a bare word is an option whose value is itself.
+
+    Example: parse_info('bash exec="on"') == ("bash", {"exec": "on"})
+    """
+    info = info.strip()
+    if info.startswith("{") and info.endswith("}"):  # the attribute-list form: {.python exec="on"}
+        info = info[1:-1].strip()
+    language, _, rest = info.partition(" ")
+    language = language.lstrip(".")
+    if "=" in language:  # no language, only options
+        language, rest = "", info
+    options = {m.group(1): next((g for g in m.groups()[1:] if g is not None), m.group(1))
+               for m in OPTION.finditer(rest)}
+    return language.lower(), options
+
+
+def is_executed(options: dict[str, str]) -> bool:
+    """True when a fence asks to run (markdown-exec's reading of the exec option)."""
+    return options.get("exec", "no").strip().lower() not in FALSE
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What Markdown made of a page's fences that ask to run.
+
+    Attributes:
+        fences: the executed fences it handed to the site, in render order, each with its line.
+        unrun: (line, language) of fences that ask to run but reached no runner: the fence was read
+            as a code block of a language nobody runs here (ruby, PY, ...).
+        as_text: (line, language) of fences that ask to run but that Markdown shows as plain text,
+            outside any code block (an option it cannot parse, odd indentation, a stray fence above).
+    """
+
+    fences: list[Fence]
+    unrun: list[tuple[int, str]]
+    as_text: list[tuple[int, str]]
+
+
+def _mark_lines(markdown: str) -> tuple[str, dict[int, str]]:
+    """The page with a marker option on every line that opens a fence asking to run; {line: language as written}."""
+    lines, candidates = markdown.split("\n"), {}
+    for number, line in enumerate(lines, start=1):
+        opening = OPENER.match(line)
+        if not opening:
+            continue
+        _, options = parse_info(opening.group("info"))
+        if not is_executed(options):
+            continue
+        written = opening.group("info").strip().lstrip("{").strip().split(" ", 1)[0].lstrip(".")
+        candidates[number] = "" if "=" in written else written  # as written: PY is not py to superfences
+        text = line.rstrip()
+        mark = f"sitebuild_line_{number}"
+        lines[number - 1] = f"{text[:-1].rstrip()} {mark}}}" if text.endswith("}") else f"{text} {mark}"
+    return "\n".join(lines), candidates
+
+
+def _context(html_text: str, position: int) -> str:
+    """Where a position of the HTML sits: "comment", "code" (inside a code block) or "text"."""
+    before = html_text[:position]
+    if before.rfind("<!--") > before.rfind("-->"):
+        return "comment"
+    return "code" if before.rfind("<pre") > before.rfind("</pre>") else "text"  # inline code is text
+
+
+def discover(markdown: str, make_markdown: Callable[[], markdown_lib.Markdown] | None = None) -> Reading:
+    """Read a page's executed fences as Markdown renders them, each with the line it opens on.
+
+    Every line that opens a fence asking to run gets a marker option (`sitebuild_line_N`) for this
+    reading only, so each fence Markdown hands over says its line; a marker that shows up elsewhere
+    in the HTML says where Markdown put a fence it did not run.
 
     Args:
         markdown: the page's Markdown (after front matter).
         make_markdown: a factory from site_markdown(); None for the default extensions.
 
-    Example: discover('```bash exec="on"\\necho hi\\n```')[0].code == "echo hi"
+    Example: discover('```bash exec="on"\\necho hi\\n```').fences[0].code == "echo hi"
     """
+    marked, candidates = _mark_lines(markdown)
     found: list[Fence] = []
+    inside: set[int] = set()  # marked lines that sit inside another fence's code
+
+    def unmark(code: str) -> str:
+        inside.update(int(n) for n in LINE_MARK.findall(code) if int(n) in candidates)
+        return LINE_MARK.sub(lambda m: "" if int(m.group(1)) in candidates else m.group(0), code)
 
     def record(fence: Fence, md: markdown_lib.Markdown) -> str:
-        found.append(fence)
+        options = {k: v for k, v in fence.options.items() if not LINE_MARK.fullmatch(" " + k)}
+        line = next((int(k.rsplit("_", 1)[1]) for k in fence.options if LINE_MARK.fullmatch(" " + k)), 0)
+        found.append(Fence(fence.language, unmark(fence.code), options, True, line))
         return _marker(len(found))
 
     with handling(record):
-        html = (make_markdown or site_markdown())().convert(markdown)
-    return [Fence(f.language, f.code, f.options, _marker(n) in html) for n, f in enumerate(found, start=1)]
+        html_text = (make_markdown or site_markdown())().convert(marked)
+    comments = {c.strip() for c in re.findall(r"<!--(.*?)-->", html_text, re.S)}
+    fences = [replace(f, shown=_marker(n)[4:-3].strip() in comments) for n, f in enumerate(found, start=1)]
+    read = {f.line for f in fences} | inside
+    unrun, as_text = [], []
+    for line, language in candidates.items():
+        if line in read:
+            continue
+        places = {_context(html_text, m.start()) for m in re.finditer(rf"sitebuild_line_{line}\b", html_text)}
+        if "text" in places:
+            as_text.append((line, language))
+        elif not places:
+            unrun.append((line, language))
+    return Reading(fences, unrun, as_text)

@@ -104,7 +104,8 @@ def kit_readme(root: Path, pages: list[CoursePage], sources: dict[str, str], sit
         tests = tests_of(module)
         tests_cell = f"`{tests}`" if (root / tests).is_file() else "none"
         summary = module_summary(path).replace("|", "\\|")
-        rows.append(f"| `kit/evidencedesk/{module}` | {summary} | {tests_cell} | {', '.join(links) or 'not on the site yet'} |")
+        pages = ", ".join(links) or "not on the site yet"
+        rows.append(f"| `kit/evidencedesk/{module}` | {summary} | {tests_cell} | {pages} |")
     template = README_TEMPLATE.read_text(encoding="utf-8")
     if MODULES_MARK not in template:
         raise ValueError(f"{README_TEMPLATE.name} has no {MODULES_MARK} line for the table of modules")
@@ -217,7 +218,9 @@ def kit_download(root: Path, nav: list | None, docs_dir: Path, site_url: str) ->
         The zip archive's bytes (kit_archive).
     """
     pages = course_pages(nav)
-    sources = {p.src_uri: (docs_dir / p.src_uri).read_text(encoding="utf-8") for p in pages if (docs_dir / p.src_uri).is_file()}
+    sources = {
+        p.src_uri: (docs_dir / p.src_uri).read_text(encoding="utf-8") for p in pages if (docs_dir / p.src_uri).is_file()
+    }
     extra = {
         "README.md": kit_readme(root, pages, sources, site_url).encode(),
         "LICENSE": (root / "LICENSE").read_bytes(),

@@ -143,7 +143,7 @@ def on_config(config):
         raise PluginError(f"{MODE_ENV}={mode!r} is not a mode; expected one of {', '.join(MODES)}")
     root = Path(config.config_file_path).resolve().parent
     timeout = config.extra.get("block_timeout", 60)
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= 3600:
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 1 <= timeout <= 3600:
         raise PluginError(f"mkdocs.yml extra.block_timeout={timeout!r}: expected a number of seconds from 1 to 3600")
     jobs = _number(config, "block_jobs", os.cpu_count() or 1, 1, 256, whole=True)
     inputs = config.extra.get("block_inputs", list(cache.DEFAULT_INPUTS))
@@ -192,7 +192,7 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
     if file_problem:
         report.problems.append(file_problem)
     results, second = plan.results()
-    verify(report, plan.blocks, results, approved_outputs)
+    verify(report, plan.blocks, results, approved_outputs, site.root)
     if site.mode == "accept" and not file_problem and not plan.problems:  # never approve what could not be read
         refuse_unstable(report, second)
         accept(report, approved_outputs, approved_file)

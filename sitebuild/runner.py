@@ -22,6 +22,7 @@ import contextlib
 import json
 import os
 import re
+import secrets
 import select
 import signal
 import subprocess
@@ -35,12 +36,15 @@ MEMORY_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
 # Terminal escape sequences: CSI (colours, cursor moves), OSC (titles, hyperlinks), and two-byte ones.
 ESCAPES = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves
-    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: window titles, hyperlinks
+    r"|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?"  # OSC: window titles, hyperlinks (an unended one stops at the line end)
     r"|\x1b[ -/]+[0-~]"  # nF: character set choices such as ESC ( B
     r"|\x1b[0-~]"  # two-byte escapes
     r"|\x9b[0-?]*[ -/]*[@-~]"  # CSI as one byte
 )
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # what is left: shown as \\xNN
+BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")  # reorder text on screen: shown as \\uNNNN
+CAPTURE_LIMIT = 1_000_000  # bytes of a block's output read back; more is refused unread (see read_capture)
+MARK_ENV = "SITEBUILD_BLOCK"  # names the block in its processes' environment, so leftovers can be found
 # The block environment: what passes through from the builder, and what the site fixes.
 PASSED_THROUGH = ("HOME", "TMPDIR", "TEMP", "TMP", "SYSTEMROOT")
 FIXED_ENV = {
@@ -103,11 +107,13 @@ def block_env(root: Path, python: str | None = None) -> dict[str, str]:
 
 
 def plain_text(output: str) -> str:
-    """An output as a reader should see it: escape sequences removed, other control characters as \\xNN.
+    """An output as a reader should see it: escape sequences removed, other control characters as \\xNN,
+    bidirectional controls (which could make text read unlike what was printed) as \\uNNNN.
 
     Example: plain_text("\x1b[32mgreen\x1b[0m plain\x07") == "green plain\\x07"
     """
     output = ESCAPES.sub("", output)
+    output = BIDI.sub(lambda m: f"\\u{ord(m.group(0)):04x}", output)
     return CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", output)
 
 
@@ -119,15 +125,34 @@ def relative(output: str, root: Path) -> str:
     return output
 
 
+def read_capture(capture) -> tuple[bytes, str]:
+    """A capture file's bytes, and "" or the problem when it holds more than CAPTURE_LIMIT (then left unread)."""
+    size = capture.seek(0, os.SEEK_END)
+    capture.seek(0)
+    if size > CAPTURE_LIMIT:
+        head = capture.read(2000)
+        return head, f"printed {size} bytes, more than a page can show; print a summary instead"
+    return capture.read(), ""
+
+
 def captured(raw: bytes, root: Path) -> str:
     """Bytes a block wrote, as the output the site shows and compares: decoded, plain text, root relative."""
     return relative(plain_text(raw.decode("utf-8", "replace")), root)
 
 
-def machine_values(output: str) -> list[str]:
-    """The build-machine specific values left in an output: absolute paths of this machine, memory addresses."""
+def machine_values(output: str, root: Path | None = None) -> list[str]:
+    """The build-machine specific values left in an output: absolute paths of this machine, memory addresses.
+
+    Args:
+        output: an output after relative(); root: the site root, whose folder and what is left of its path
+            (a sibling such as <root>-backup) count as this machine's paths too.
+    """
     found = [m.group(0) for m in MEMORY_ADDRESS.finditer(output)]
-    for path in {sys.prefix, sys.base_prefix, tempfile.gettempdir(), str(Path.home())}:
+    places = {sys.prefix, sys.base_prefix, tempfile.gettempdir(), str(Path.home())}
+    if root is not None:
+        places |= {str(root.resolve().parent), str(root.parent)}
+        found += [str(root) + "..." for base in {str(root), str(root.resolve())} if len(base) > 1 and base in output]
+    for path in places:
         if len(path) > 1 and path + os.sep in output:
             found.append(path + os.sep + "...")
     return found
@@ -139,31 +164,41 @@ def _kill(process: subprocess.Popen) -> None:
     process.wait()
 
 
-def _session_members(session_id: int) -> list[tuple[int, str]]:
-    """(pid, name) of the live processes in a session, read from /proc; [] where there is no /proc."""
-    members = []
-    for entry in Path("/proc").glob("[0-9]*/stat") if Path("/proc/self/stat").exists() else []:
+def _leftovers(session_id: int, mark: str) -> list[tuple[int, str]]:
+    """(pid, name) of live processes in the session, or carrying mark in their environment (a process that
+    left the session with setsid still carries it); read from /proc, [] where there is none."""
+    found = []
+    marker = f"{MARK_ENV}={mark}".encode()
+    for entry in Path("/proc").glob("[0-9]*") if Path("/proc/self/stat").exists() else []:
         with contextlib.suppress(OSError, ValueError, IndexError):
-            name, rest = entry.read_text().rsplit(")", 1)
+            if int(entry.name) == os.getpid():
+                continue
+            name, rest = (entry / "stat").read_text().rsplit(")", 1)
             fields = rest.split()
-            if int(fields[3]) == session_id and fields[0] != "Z":
-                members.append((int(entry.parent.name), name.split("(", 1)[1]))
-    return members
+            if fields[0] == "Z":
+                continue
+            if int(fields[3]) == session_id or marker in (entry / "environ").read_bytes().split(b"\0"):
+                found.append((int(entry.name), name.split("(", 1)[1]))
+    return found
 
 
-def _kill_leftovers(process: subprocess.Popen) -> tuple[str, ...]:
-    """Kill what a finished shell left running in its session; return their names, sorted."""
-    left = _session_members(process.pid)
+def kill_leftovers(session_id: int, mark: str) -> tuple[str, ...]:
+    """Kill what a block left running (see _leftovers); return their names, sorted.
+
+    Args:
+        session_id: the block's session (its shell's or interpreter's pid); mark: the block's MARK_ENV value.
+    """
+    left = _leftovers(session_id, mark)
     for pid, _ in left:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
     with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)  # where there is no /proc to read
+        os.killpg(session_id, signal.SIGKILL)  # where there is no /proc to read
     return tuple(sorted(name for _, name in left))
 
 
 def run_bash(code: str, root: Path, timeout: float, *, workdir: str = "", width: int = 100,
-             python: str | None = None) -> Result:
+             python: str | None = None, mark: str = "bash") -> Result:
     """Run a bash block from the repo root with errexit and pipefail.
 
     Args:
@@ -173,6 +208,7 @@ def run_bash(code: str, root: Path, timeout: float, *, workdir: str = "", width:
         workdir: a folder relative to root to run in ("" for root).
         width: the terminal width in columns (COLUMNS).
         python: the interpreter `python` means in the block (default: this one).
+        mark: names the block in its processes' environment (MARK_ENV), e.g. "docs/a.md block 3".
 
     Returns:
         Result with stdout and stderr interleaved; exit_code; problem names a non-zero exit or the timeout.
@@ -181,7 +217,7 @@ def run_bash(code: str, root: Path, timeout: float, *, workdir: str = "", width:
     Example: run_bash("false | cat", root, 60).problem == "exited with code 1"
     """
     cwd = root / workdir if workdir else root
-    env = {**block_env(cwd, python), "COLUMNS": str(width)}
+    env = {**block_env(cwd, python), "COLUMNS": str(width), MARK_ENV: mark}
     with tempfile.TemporaryFile() as capture:  # a file, not a pipe: a background process cannot hold it open
         process = subprocess.Popen(
             ["bash", "-e", "-o", "pipefail", "-c", code],
@@ -191,19 +227,20 @@ def run_bash(code: str, root: Path, timeout: float, *, workdir: str = "", width:
             stdout=capture,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own session and process group, so what it starts can be found
+            umask=0o022,  # files it creates get the same modes on every machine
         )
         try:
             process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             _kill(process)
-            _kill_leftovers(process)
-            capture.seek(0)
-            return Result(captured(capture.read(), root), f"timed out after {timeout:g} s", -9)
-        killed = _kill_leftovers(process)
-        capture.seek(0)
-        output = captured(capture.read(), root)
+            kill_leftovers(process.pid, mark)
+            raw, _ = read_capture(capture)
+            return Result(captured(raw, root), f"timed out after {timeout:g} s", -9)
+        killed = kill_leftovers(process.pid, mark)
+        raw, too_much = read_capture(capture)
+        output = captured(raw, root)
     code_ = process.returncode
-    return Result(output, f"exited with code {code_}" if code_ else "", code_, killed)
+    return Result(output, too_much or (f"exited with code {code_}" if code_ else ""), code_, killed)
 
 
 class PageSession:
@@ -216,9 +253,10 @@ class PageSession:
         with PageSession(root) as session: session.run("x = 2", "<page block 1>", 60)
     """
 
-    def __init__(self, root: Path, python: str | None = None) -> None:
+    def __init__(self, root: Path, python: str | None = None, mark: str = "python") -> None:
         self.root = root
         self.python = python or sys.executable  # the interpreter the page's blocks run in
+        self.mark = mark  # names the page in its processes' environment (MARK_ENV)
         self.ended = ""  # why the session ended early, if it did
         self._process: subprocess.Popen | None = None
 
@@ -235,7 +273,8 @@ class PageSession:
         self._process = subprocess.Popen(
             [self.python, "-u", str(WORKER), str(req_read), str(rep_write)],
             cwd=self.root,
-            env=block_env(self.root, None if self.python == sys.executable else self.python),
+            env={**block_env(self.root, None if self.python == sys.executable else self.python), MARK_ENV: self.mark},
+            umask=0o022,
             stdin=subprocess.DEVNULL,
             stdout=self._capture,
             stderr=subprocess.STDOUT,
@@ -245,9 +284,9 @@ class PageSession:
         os.close(req_read)
         os.close(rep_write)
 
-    def _captured(self) -> str:
-        self._capture.seek(0)
-        return captured(self._capture.read(), self.root)
+    def _captured(self) -> tuple[str, str]:
+        raw, too_much = read_capture(self._capture)
+        return captured(raw, self.root), too_much
 
     def run(self, code: str, filename: str, timeout: float, *, workdir: str = "", width: int = 100) -> Result:
         """Run one python block in the page's interpreter.
@@ -267,36 +306,42 @@ class PageSession:
             return Result("", f"not run: {self.ended}")
         if self._process is None:
             self._start()
-        request = {"code": code, "filename": filename, "workdir": workdir, "columns": str(width)}
+        token = secrets.token_hex(16)  # a reply must echo it: a block cannot forge one without reading the worker
+        request = {"code": code, "filename": filename, "workdir": workdir, "columns": str(width), "token": token}
         os.write(self._req, (json.dumps(request) + "\n").encode())
         ready, _, _ = select.select([self._rep], [], [], timeout)
         if not ready:
             self.ended = f"an earlier block of this page timed out ({filename})"
             _kill(self._process)  # first, so whatever it printed is complete
-            output = self._captured()
+            output, _ = self._captured()
             self.close()
             return Result(output, f"timed out after {timeout:g} s")
         reply = _read_line(self._rep)
         if not reply:
             exit_code = self._process.wait()
             self.ended = f"an earlier block ended the page's Python interpreter ({filename})"
-            output = self._captured()
+            output, _ = self._captured()
             self.close()
             return Result(output, f"ended the Python interpreter (exit code {exit_code})")
         try:
-            raised = json.loads(reply)["raised"]
+            answer = json.loads(reply)
+            raised = answer["raised"] if answer["token"] == token else None
         except (ValueError, KeyError, TypeError):
+            raised = None
+        if raised is None:
             self.ended = f"an earlier block wrote into the site's reply pipe ({filename})"
-            output = self._captured()
+            output, _ = self._captured()
             self.close()
             return Result(output, "wrote into the site's reply pipe (a file descriptor it does not own)")
-        return Result(self._captured(), f"raised {raised}" if raised else "")
+        output, too_much = self._captured()
+        return Result(output, too_much or (f"raised {raised}" if raised else ""))
 
     def close(self) -> None:
-        """End the interpreter and free its pipes; safe to call twice."""
+        """End the interpreter and whatever its blocks left running, and free its pipes; safe to call twice."""
         if self._process is None:
             return
         _kill(self._process)
+        kill_leftovers(self._process.pid, self.mark)
         for fd in (self._req, self._rep):
             with contextlib.suppress(OSError):
                 os.close(fd)

@@ -20,6 +20,8 @@ from .runner import PageSession, Result, machine_values, run_bash
 MAX_OUTPUT_CHARS = 100_000  # far above any readable output; a bigger one is a mistake, not a page
 UNSTABLE = "printed something else on a second run, so it cannot be approved: make it deterministic"
 NO_OUTPUT = "printed nothing: a block must show something (does an excerpt's pattern still match?)"
+AFTER_FAILURE = "not approved: an earlier python block of this page failed ({}), so this block ran on a session " \
+    "the page does not promise"
 UNAPPROVED = "has no approved output yet: check the output below, then run `make accept`"
 EDITED = "its code changed since its output was approved; if the output change below is intended, run `make accept`"
 EDITED_SAME = "its code (or its key) changed, its output did not; run `make accept` to record the new key"
@@ -97,23 +99,29 @@ def run_blocks(blocks: list[Block], root: Path, page: str, default_timeout: floa
         One Result per block, in the same order.
     """
     results = []
-    with PageSession(root, python) as session:
+    with PageSession(root, python, mark=f"{page} python") as session:
         for block in blocks:
             timeout = block.timeout(default_timeout)
-            if block.workdir and not (root / block.workdir).is_dir():
-                results.append(Result("", f"its workdir {block.workdir!r} is not a folder of the site root"))
+            if block.workdir and not _inside(root, block.workdir):
+                results.append(Result("", f"its workdir {block.workdir!r} is not a folder inside the site root"))
             elif block.language == "python":
-                filename = f"<{page} {block.label}>"
+                filename = f"<{page} {block.key}>"  # not its line: an output must not move with the block
                 results.append(session.run(block.code, filename, timeout, workdir=block.workdir, width=block.width))
             else:
                 results.append(run_bash(block.code, root, timeout, workdir=block.workdir, width=block.width,
-                                        python=python))
+                                        python=python, mark=f"{page} {block.key}"))
     return results
+
+
+def _inside(root: Path, workdir: str) -> bool:
+    """True when workdir is a folder under root once links are followed."""
+    folder = (root / workdir).resolve()
+    return folder.is_dir() and folder.is_relative_to(root.resolve())
 
 
 def expected_exit(block: Block, result: Result) -> str:
     """A result's problem once a bash block's returncode option is applied: "" when it ended as expected."""
-    if block.language != "bash" or result.problem.startswith(("timed out", "its workdir")):
+    if block.language != "bash" or (result.problem and not result.problem.startswith("exited with code")):
         return result.problem
     if result.exit_code == block.returncode:
         return ""
@@ -122,7 +130,7 @@ def expected_exit(block: Block, result: Result) -> str:
     return result.problem
 
 
-def check_result(block: Block, result: Result) -> Outcome:
+def check_result(block: Block, result: Result, root: Path | None = None) -> Outcome:
     """An Outcome for a block's own run, before any comparison: raised, timed out, silent, or machine-specific."""
     output = approved.clean(result.output)
     if problem := expected_exit(block, result):
@@ -132,13 +140,14 @@ def check_result(block: Block, result: Result) -> Outcome:
     if len(output) > MAX_OUTPUT_CHARS:
         problem = f"printed {len(output)} characters; a page shows at most {MAX_OUTPUT_CHARS}: print a summary instead"
         return Outcome(block, output, problem, output[:2000], run_ok=False)
-    if leaks := machine_values(output):
+    if leaks := machine_values(output, root):
         problem = f"output holds build-machine values that differ on every machine: {', '.join(sorted(set(leaks)))}"
         return Outcome(block, output, problem, output, run_ok=False)
     return Outcome(block, output, killed=result.killed)
 
 
-def verify(report: PageReport, blocks: list[Block], results: list[Result], approved_outputs: dict[str, str]) -> None:
+def verify(report: PageReport, blocks: list[Block], results: list[Result], approved_outputs: dict[str, str],
+           root: Path | None = None) -> None:
     """Fill report with each block's outcome against the approved outputs, and the stale entries.
 
     Args:
@@ -146,9 +155,10 @@ def verify(report: PageReport, blocks: list[Block], results: list[Result], appro
         blocks: the page's blocks, in order.
         results: their results, same order.
         approved_outputs: {key: output} from the page's approved file ({} when there is none).
+        root: the site root, so that what is left of its path in an output counts as a machine value.
     """
     for block, result in zip(blocks, results, strict=True):
-        outcome = check_result(block, result)
+        outcome = check_result(block, result, root)
         if outcome.run_ok:
             if block.key not in approved_outputs:
                 outcome.problem, outcome.detail = UNAPPROVED, outcome.output
@@ -208,7 +218,8 @@ def accept(report: PageReport, approved_outputs: dict[str, str], path: Path) -> 
     """Approve a verified page's outputs: rewrite its file with new and changed outputs, drop stale ones.
 
     A block that failed on its own (raised, timed out, printed nothing) keeps its old approved output
-    and its problem, so accept never approves a broken block. The file is written only if its text
+    and its problem, so accept never approves a broken block; nor a new or changed output of a python
+    block after it, which ran on a session the failure left half built. The file is written only if its text
     changes, and removed when the page has no blocks left.
 
     Args:
@@ -216,8 +227,12 @@ def accept(report: PageReport, approved_outputs: dict[str, str], path: Path) -> 
         approved_outputs: the approved outputs before this run.
         path: the page's approved-outputs file.
     """
-    entries = []
+    entries, broken = [], ""
     for o in report.outcomes:
+        if o.run_ok and broken and o.block.language == "python" and o.problem:
+            o.run_ok, o.problem, o.detail = False, AFTER_FAILURE.format(broken), o.output
+        elif not o.run_ok and o.block.language == "python" and not broken:
+            broken = o.block.label
         if o.run_ok:
             entries.append((o.block.key, o.output))
             if o.problem:

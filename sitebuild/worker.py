@@ -4,9 +4,10 @@ Started by runner.PageSession as `python -u worker.py REQUEST_FD REPLY_FD`, with
 both pointing at one capture file. For each request (a JSON line: code, a file name for
 tracebacks, a workdir relative to the root and a terminal width) it empties the capture file, runs
 the code as `__main__` in that folder with COLUMNS set, and answers with a JSON line:
-{"raised": ""} or {"raised": "<exception line>"}; the traceback itself goes to stderr, so it is part
-of the captured output. Everything the block writes to file descriptors 1 and 2 is captured: its
-own prints, prints inside imported code, subprocesses.
+{"raised": "", "token": ...} or {"raised": "<exception line>", "token": ...}, echoing the request's
+token, so a block that writes into the reply pipe cannot pass for the worker. The traceback itself
+goes to stderr, so it is part of the captured output. Everything the block writes to file
+descriptors 1 and 2 is captured: its own prints, prints inside imported code, subprocesses.
 
 Left out: any import of the site's code, so a block sees only the standard library and the kit.
 """
@@ -47,6 +48,7 @@ def wait_for_threads(before: set[threading.Thread]) -> None:
 def main() -> None:
     requests = os.fdopen(int(sys.argv[1]), "r", encoding="utf-8")
     replies = os.fdopen(int(sys.argv[2]), "w", encoding="utf-8")
+    sys.argv = [""]  # as in an interactive session: a block's argparse sees no arguments of the worker's
     root = os.getcwd()
     sys.path[0] = root  # as for `python` started in the repo root, not this folder
     page = types.ModuleType("__main__")
@@ -65,7 +67,7 @@ def main() -> None:
         os.chdir(root)
         sys.stdout.flush()
         sys.stderr.flush()
-        replies.write(json.dumps({"raised": raised}) + "\n")
+        replies.write(json.dumps({"raised": raised, "token": block["token"]}) + "\n")
         replies.flush()
 
 

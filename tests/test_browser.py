@@ -245,7 +245,8 @@ OPEN_EACH_BOX = """() => [...document.querySelectorAll("article details")].map((
   const before = box.open;
   summary.click();
   const body = box.querySelector(":scope > :not(summary)");
-  return {title: summary.textContent.trim(), before, after: box.open, shown: !!body && body.getBoundingClientRect().height > 0};
+  const shown = !!body && body.getBoundingClientRect().height > 0;
+  return {title: summary.textContent.trim(), before, after: box.open, shown};
 })"""
 
 
@@ -267,7 +268,8 @@ def diagrams_as_svg(tab: Tab) -> list[tuple[float, float]]:
         walk(document)
         sizes = []
         for host in hosts:
-            svgs = [c for root in host.get("shadowRoots", []) for c in root.get("children", []) if c["nodeName"] == "svg"]
+            svgs = [c for root in host.get("shadowRoots", []) for c in root.get("children", [])
+                    if c["nodeName"] == "svg"]
             if not svgs:
                 sizes.append((0.0, 0.0))
                 continue
@@ -317,7 +319,8 @@ def test_page_renders_cleanly_at_both_widths(tab: Tab, base_url: str, site: Path
         diagrams = diagram_count(site, src_uri)
         if diagrams:
             page.wait_for_function(
-                f"() => !document.querySelector('pre.mermaid') && document.querySelectorAll('div.mermaid').length === {diagrams}",
+                "() => !document.querySelector('pre.mermaid')"
+                f" && document.querySelectorAll('div.mermaid').length === {diagrams}",
                 timeout=WAIT_MS,
             )
         # A click on a box's title opens it (the same click a reader makes, dispatched in the page).

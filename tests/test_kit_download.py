@@ -26,9 +26,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from packaging.requirements import Requirement
-
 from mkdocs.utils.meta import get_data
+from packaging.requirements import Requirement
 
 from sitebuild.approved import clean, diff, parse
 from sitebuild.blocks import page_blocks
@@ -158,7 +157,8 @@ def pack_wheel(name: str, folder: Path) -> Path:
 def run(command: list[str], cwd: Path) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
     env["PIP_CONFIG_FILE"] = os.devnull  # no pip.conf of this machine: no index, no find-links, no constraints
-    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=INSTALL_TIMEOUT, check=False)
+    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=INSTALL_TIMEOUT,
+                          check=False)
 
 
 @pytest.fixture(scope="module")
@@ -170,7 +170,8 @@ def installed(archive, tmp_path_factory) -> tuple[Path, Path]:
     project = tomllib.loads((kit / "pyproject.toml").read_text(encoding="utf-8"))
     wheels = tmp_path / "wheels"
     wheels.mkdir()
-    for name in sorted(needed(project["project"]["dependencies"] + project["project"]["optional-dependencies"]["test"])):
+    requirements = project["project"]["dependencies"] + project["project"]["optional-dependencies"]["test"]
+    for name in sorted(needed(requirements)):
         pack_wheel(name, wheels)
     venv = tmp_path / "venv"
     made = run([sys.executable, "-m", "venv", "--without-pip", str(venv)], tmp_path)

@@ -382,7 +382,7 @@ def test_a_workdir_that_does_not_exist_fails_the_block(make_site):
 
     line = failure_line(site.build(), "docs/index.md", "block 1 (bash, line 3)")
 
-    assert "its workdir 'missing' is not a folder of the site root" in line
+    assert "its workdir 'missing' is not a folder inside the site root" in line
 
 
 def test_the_readme_explains_every_new_message():
@@ -390,3 +390,148 @@ def test_the_readme_explains_every_new_message():
     for message in ("Markdown reads it as text", "Markdown shows this fence as text", "is refused",
                     "expects returncode", "code annotation marker", "killed", "its workdir"):
         assert message in text, f"README.md's 'When the build fails' does not mention {message!r}"
+
+
+# What a tester found next, each kind pinned ------------------------------------------------------------
+
+MARKDOWN_ATTACKS = page(fence(
+    'print("<script>alert(1)</script>")\nprint("<img src=x onerror=alert(2)>")\n'
+    'print("[click](javascript:alert(3)) and [fine](https://example.org)")\n'
+    'print("## Heading {: onclick=alert(4) }")\nprint("- [x] a task")\n'
+    "print('```python exec=\"on\"')\nprint('print(\"printed, never run\")')\nprint('```')",
+    output="markdown", show="output"), fence("print('the next block is still itself')"))
+HARDENED_PAGES = {
+    "markdown-attacks.md": MARKDOWN_ATTACKS,
+    "moved-warning.md": page(fence("import warnings\nwarnings.warn('careful')", id="warns")),
+    "argv.md": page(fence("import sys\nprint(sys.argv)")),
+    "umask.md": page(fence("umask", "bash"), fence("import os\nprint(oct(os.umask(0o022)))")),
+    "bidi-output.md": page(fence("print('abc\\u202edef')")),
+    "escapes.md": page(fence("sleep 301 &\nsetsid sleep 302 &\necho started", "bash"),
+                       fence("import subprocess\nsubprocess.Popen(['sleep', '303'], start_new_session=True)\n"
+                             "print('python started')")),
+}
+
+
+@pytest.fixture(scope="module")
+def hardened(tmp_path_factory, monkeypatch_module):
+    """Pages of the kinds a tester found, accepted under umask 002, then built under 022: (site, build run)."""
+    site = create_site(tmp_path_factory.mktemp("hardened") / "site", HARDENED_PAGES)
+    old = os.umask(0o002)
+    try:
+        accepted = site.accept()
+    finally:
+        os.umask(old)
+    assert accepted.code == 0, accepted
+    site.page("moved-warning.md", page("A paragraph pushes the block down.\n\nAnd another.\n",
+                                       fence("import warnings\nwarnings.warn('careful')", id="warns")))
+    built = site.build()
+    assert built.code == 0, built
+    return site, built
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    with pytest.MonkeyPatch.context() as patch:
+        yield patch
+
+
+def test_a_markdown_output_keeps_markdown_and_loses_raw_html_and_script_links(hardened):
+    site, _ = hardened
+    html = article(site.html("markdown-attacks.md"))
+
+    tags = re.findall(r"<[a-zA-Z][^>]*>", html)
+    assert not [t for t in tags if t.startswith("<script") or re.search(r"\son\w+=", t) or "javascript:" in t], tags
+    assert '<a href="https://example.org">fine</a>' in html and "<li>[x] a task" in html
+    assert '<span class="s2">"printed, never run"</span>' in html  # shown as highlighted code, not run
+    assert boxes(html, "Output") == ["the next block is still itself\n"]
+
+
+def test_an_output_does_not_move_with_its_block(hardened):
+    site, _ = hardened
+
+    assert "<docs/moved-warning.md warns>:2: UserWarning: careful" in site.approved("moved-warning.md")
+
+
+def test_blocks_see_no_worker_arguments_and_a_fixed_umask(hardened):
+    site, _ = hardened
+
+    assert "['']" in site.approved("argv.md")
+    assert site.approved("umask.md").count("0022") + site.approved("umask.md").count("0o22") == 2
+
+
+def test_bidirectional_controls_in_an_output_are_shown_as_escapes(hardened):
+    site, _ = hardened
+
+    assert "abc\\u202edef" in site.approved("bidi-output.md")
+    assert "\u202e" not in site.html("bidi-output.md")
+
+
+def test_a_process_that_leaves_the_session_is_still_killed_and_named(hardened):
+    _, built = hardened
+
+    assert not [cmd for _, cmd in sleepers() if cmd in ("sleep 301", "sleep 302", "sleep 303")]
+    kill = next(line for line in built.output.splitlines() if "docs/escapes.md, block 1" in line and "killed" in line)
+    assert "killed 2 process(es)" in kill
+
+
+FAILING_PAGES = {  # page: (markdown, the message its failure holds)
+    "forged.md": (page(fence("import os\nfor fd in range(3, 64):\n    try:\n"
+                             "        os.write(fd, b'{\"raised\": \"\"}\\n')\n"
+                             "    except OSError:\n        pass\nraise RuntimeError('not a pass')")),
+                  "wrote into the site's reply pipe"),
+    "huge.md": (page(fence("head -c 2000000 /dev/zero | tr '\\0' x", "bash")),
+                "printed 2000000 bytes, more than a page can show"),
+    "machine.md": (page(fence("import os\nprint(os.getcwd() + '-backup')")), "output holds build-machine values"),
+    "stray-fence.md": ("# Page\n\nIntro.\n\n    ```\n\n" + fence("print('shown as text')"),
+                       "line 7: this fence asks to run, but Markdown reads it as text"),
+    "unclosed-list-fence.md": ("# Page\n\n1. Step:\n\n    ```text\n    output\n" + fence("echo never", "bash"),
+                               "line 7: this fence asks to run, but Markdown reads it as text"),
+    "commented.md": ("# Page\n\n<!--\n" + fence("print('commented out')") + "-->\n",
+                     "block 1 (line 4): Markdown shows this fence as text (inside an indented code block?) or"),
+    "upper-case.md": ('# Page\n\n```PY exec="on"\nprint(1)\n```\n',
+                      "line 3: exec is on for language 'PY', which no runner"),
+    "nul.md": (page(fence("echo a\0b", "bash")), "its code holds a NUL character"),
+    "bidi-code.md": (page(fence("print('x')  # \u202e reversed")), "holds a bidirectional control character (U+202E)"),
+    "empty-tabs.md": (page(fence("print(1)", source="tabbed-left", tabs="|")), "option tabs='|' is not valid"),
+    "line-zero.md": (page(fence("print(1)", hl_lines="0")), "option hl_lines='0' is not valid"),
+}
+
+
+@pytest.fixture(scope="module")
+def failing(tmp_path_factory):
+    """One site whose every page fails in its own way, built once."""
+    site = create_site(tmp_path_factory.mktemp("failing") / "site", {n: m for n, (m, _) in FAILING_PAGES.items()})
+    built = site.build()
+    assert built.code != 0
+    return built
+
+
+@pytest.mark.parametrize("name", FAILING_PAGES)
+def test_each_kind_of_bad_block_fails_naming_its_page(name, failing):
+    lines = [line for line in failing.output.splitlines() if f"docs/{name}" in line]
+
+    assert any(FAILING_PAGES[name][1] in line for line in lines), failing
+
+
+def test_accept_approves_no_python_block_after_a_failed_one(make_site):
+    site = make_site({"index.md": page(fence("print('first')"), fence("items = [1]\nraise ValueError('half built')"),
+                                       fence("print(len(items), 'items')"), fence("echo bash is its own", "bash"))})
+
+    accepted = site.accept()
+
+    assert accepted.code != 0
+    line = next(line for line in accepted.output.splitlines() if "docs/index.md, block 3 (python" in line)
+    assert "not approved: an earlier python block of this page failed (block 2 (python, line 7))" in line
+    approved = site.approved()
+    assert "first" in approved and "items" not in approved and "bash is its own" in approved
+
+
+def test_an_unended_osc_sequence_removes_only_itself():
+    assert plain_text("\x1b]0;a title with no end\nkept line\n") == "\nkept line\n"
+
+
+def test_the_site_wide_timeout_must_be_a_second_at_least(make_site):
+    site = make_site({"index.md": page(fence("print(1)"))})
+    site.write("mkdocs.yml", site.config.read_text() + "extra:\n  block_timeout: 0.5\n")
+
+    assert "expected a number of seconds from 1 to 3600" in site.build().output

@@ -7,13 +7,18 @@ import re
 
 import pytest
 
-from sitebuild.blocks import BlockError, is_executed, page_blocks, parse_info, scan
+from sitebuild.blocks import BlockError, is_executed, page_blocks, parse_info
 
 
-def test_scan_finds_a_top_level_fence_with_its_line_and_options():
+def found(markdown: str) -> list[tuple[int, str, str, dict[str, str]]]:
+    """(line, language, code, options) of each block of a page, as the build reads them."""
+    return [(b.line, b.language, b.code, b.options) for b in page_blocks(markdown)]
+
+
+def test_a_top_level_block_is_found_with_its_line_and_options():
     markdown = '# Page\n\nText.\n\n```bash exec="on" timeout="5"\necho hi\n```\n'
 
-    assert scan(markdown) == [(5, "bash", "echo hi", {"exec": "on", "timeout": "5"})]
+    assert found(markdown) == [(5, "bash", "echo hi", {"exec": "on", "timeout": "5"})]
 
 
 def test_a_block_nested_in_an_admonition_has_its_code_without_the_indent_and_its_file_line():
@@ -38,11 +43,10 @@ def test_a_block_nested_in_an_admonition_has_its_code_without_the_indent_and_its
 def test_a_block_nested_in_a_tab_is_found_with_its_line():
     markdown = '=== "First"\n\n    ```bash exec="on"\n    echo one\n    ```\n\n=== "Second"\n\n    Prose.\n'
 
-    assert scan(markdown) == [(3, "bash", "    echo one", {"exec": "on"})]
-    assert [(b.line, b.code) for b in page_blocks(markdown)] == [(3, "echo one")]
+    assert found(markdown) == [(3, "bash", "echo one", {"exec": "on"})]
 
 
-def test_scan_ignores_an_exec_fence_shown_inside_a_longer_non_exec_fence():
+def test_an_exec_fence_shown_inside_a_longer_non_exec_fence_is_an_example_not_a_block():
     markdown = (
         "How to write a block:\n"
         "\n"
@@ -57,10 +61,10 @@ def test_scan_ignores_an_exec_fence_shown_inside_a_longer_non_exec_fence():
         "```\n"
     )
 
-    assert scan(markdown) == [(9, "python", 'print("run")', {"exec": "on"})]
+    assert found(markdown) == [(9, "python", 'print("run")', {"exec": "on"})]
 
 
-def test_scan_ignores_fences_that_do_not_execute():
+def test_fences_that_do_not_execute_are_not_blocks():
     markdown = (
         "```python\nprint(1)\n```\n"
         '```python exec="off"\nprint(2)\n```\n'
@@ -68,14 +72,13 @@ def test_scan_ignores_fences_that_do_not_execute():
         '~~~bash exec="on"\necho 4\n~~~\n'
     )
 
-    assert scan(markdown) == [(10, "bash", "echo 4", {"exec": "on"})]
+    assert found(markdown) == [(10, "bash", "echo 4", {"exec": "on"})]
 
 
-def test_scan_reads_the_attribute_list_form():
+def test_the_attribute_list_form_is_read():
     markdown = '``` {.python exec="on" id="first"}\nprint(1)\n```\n'
 
-    assert scan(markdown) == [(1, "python", "print(1)", {"exec": "on", "id": "first"})]
-    assert page_blocks(markdown)[0].key == "first"
+    assert [(b.line, b.language, b.code, b.key) for b in page_blocks(markdown)] == [(1, "python", "print(1)", "first")]
 
 
 def test_parse_info_splits_language_and_options():

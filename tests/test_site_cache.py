@@ -104,3 +104,27 @@ def test_serve_reuses_an_unchanged_page_and_a_build_never_does(make_site):
 
     assert built.code == 0 and ran(built) == (2, 0)
     assert "nothing to rewrite" in accepted.output
+
+
+def test_hidden_files_and_linked_folders_of_the_inputs_are_in_the_key(make_site, tmp_path):
+    site = make_site({"index.md": PAGE}, {**KIT, "kit/.settings": "v1\n"})
+    outside = tmp_path / "shared-data"
+    outside.mkdir()
+    (outside / "rates.json").write_text("[1]\n", encoding="utf-8")
+    (site.root / "kit" / "linked").symlink_to(outside, target_is_directory=True)
+    first = key_of(site)
+
+    site.write("kit/.settings", "v2\n")
+    second = key_of(site)
+    (outside / "rates.json").write_text("[2]\n", encoding="utf-8")
+
+    assert len({first, second, key_of(site)}) == 3
+
+
+def test_a_well_formed_json_entry_with_wrong_types_is_a_miss(tmp_path):
+    cache = OutputCache(tmp_path / "cache")
+    cache.put("docs/a.md", "k", [Result("fine\n")])
+    entry = next((tmp_path / "cache").glob("*.json"))
+    entry.write_text(entry.read_text(encoding="utf-8").replace('"fine\\n"', "null"), encoding="utf-8")
+
+    assert cache.get("docs/a.md", "k") is None

@@ -32,7 +32,8 @@ def test_a_plain_mention_in_prose_is_reported_with_its_line_and_the_link_to_writ
 
 
 def test_a_title_broken_over_two_lines_is_found_on_its_first_line():
-    assert lines("Intro.\nThe ledger from Cost and\nLatency Fundamentals holds.\n") == [(2, "Cost and Latency Fundamentals")]
+    found = lines("Intro.\nThe ledger from Cost and\nLatency Fundamentals holds.\n")
+    assert found == [(2, "Cost and Latency Fundamentals")]
 
 
 @pytest.mark.parametrize(
