@@ -216,7 +216,8 @@ def test_accept_on_an_unchanged_site_rewrites_nothing_and_says_so(make_site):
 
 
 def test_accept_never_approves_a_failing_block_and_keeps_its_approved_output(make_site):
-    markdown = page(fence("import kit_module\nkit_module.report()"), fence("print('a new block')"))
+    markdown = page(fence("import kit_module\nkit_module.report()"), fence("print('a new block')"),
+                    fence("echo 'a new bash block'", "bash"))
     site = make_site({"index.md": page(fence("import kit_module\nkit_module.report()"))}, {"kit_module.py": KIT})
     assert site.accept().code == 0
     approved_before = site.approved()
@@ -227,10 +228,13 @@ def test_accept_never_approves_a_failing_block_and_keeps_its_approved_output(mak
 
     assert accepted.code != 0, accepted
     assert "raised ValueError: kit broke" in failure_line(accepted, "docs/index.md", label(markdown, 1))
+    assert "not approved: an earlier python block" in failure_line(accepted, "docs/index.md", label(markdown, 2))
     entries = approved_entries(site.approved())
     assert entries[0] == approved_entries(approved_before)[0]  # the last good output stays approved
-    assert entries[1].endswith("\na new block\n")  # the good block beside it is approved
+    assert len(entries) == 2 and entries[1].endswith("\na new bash block\n")  # a bash block needs no session
     assert "kit broke" not in site.approved()
+    site.write("kit_module.py", KIT)
+    assert site.accept().code == 0 and "a new block" in site.approved()  # once the session is whole again
 
 
 def test_a_malformed_approved_file_fails_naming_file_and_line_and_accept_leaves_it(make_site):
