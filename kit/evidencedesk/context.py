@@ -19,8 +19,8 @@ from evidencedesk.llm import Message, estimate_tokens
 from evidencedesk.security import HIDDEN
 
 MAX_PART_CHARS = 20_000  # one part's text; more is refused when the part is built
-# "&" first in spirit: a literal "&lt;" in the text must not read as an escaped "<". Then "<", ">" and their
-# look-alikes, the only characters whose NFKC form holds "<" or ">" (U+FE64/FE65 small, U+FF1C/FF1E fullwidth).
+# What render_untrusted escapes: "&" (so a written-out "&lt;" stays text), "<", ">", and their look-alikes, the
+# only other characters whose NFKC form holds "<" or ">" (U+FE64/FE65 small, U+FF1C/FF1E fullwidth).
 ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;",
                          "\uFE64": "&lt;", "\uFF1C": "&lt;", "\uFE65": "&gt;", "\uFF1E": "&gt;"})
 

@@ -113,7 +113,9 @@ EMAIL = VisiblePattern(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")
 PHONE_CANDIDATE = VisiblePattern(r"(?<![\w.-])\+?\d[\d ()./-]{5,20}\d(?![\w-])")
 ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 SECRET = VisiblePattern(r"\b(password|passwd|secret|api[_ -]?key|token)\b\s*(?:[:=]|\bis\b)\s*(\S+)", re.I)
-KEY_SHAPE = VisiblePattern(r"\bsk-[A-Za-z0-9_-]{16,}\b", re.I)  # any case: "SK-SIM-..." is the same key
+# any case ("SK-SIM-..." is the same key), and to its last character: no \b at the end, or a key ending in "-"
+# would be matched only up to its last letter, and not at all if that left fewer than 16 characters
+KEY_SHAPE = VisiblePattern(r"\bsk-[A-Za-z0-9_-]{16,}", re.I)
 SIMULATED_SECRET = "sk-sim-" + "NOT-A-REAL-KEY-000000000"  # 24 characters after the prefix; invented for the course
 REDACTED = "[redacted]"
 
