@@ -142,7 +142,8 @@ class Attack(BaseModel):
     def input_and_expect_fit_the_target(self) -> Attack:
         INPUTS[self.target].model_validate(self.input)
         if self.expect not in CODES[self.target]:
-            raise ValueError(f"expect {self.expect!r} is not a code of target {self.target}: {', '.join(CODES[self.target])}")
+            known = ", ".join(CODES[self.target])
+            raise ValueError(f"expect {self.expect!r} is not a code of target {self.target}: {known}")
         if self.target == "redact" and not self.secret:
             raise ValueError("a redact row names the secret that must not reach the log")
         if self.target == "agent" and self.input["model"] not in FakeModel.KINDS:

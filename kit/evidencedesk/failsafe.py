@@ -90,7 +90,7 @@ def within(used: object, limit: object) -> bool:
 class PublicError:
     """What the user sees: code (a key of USER_MESSAGES), message (its fixed sentence), reference (str).
 
-    Example: str(PublicError("not_found", "We could not find that.", "ref-0001")) -> "We could not find that. (ref-0001)"
+    Example: str(PublicError("not_found", "We could not find that.", "ref-0001"))  # "We could not find that. (ref-0001)"
     """
 
     code: str
@@ -143,4 +143,5 @@ class ErrorLog:
         Example: log.report_exception(KeyError("policy"), "kwame").code -> "internal"
         """
         frames = traceback.extract_tb(exc.__traceback__)
-        return self.report(INTERNAL, f"{type(exc).__name__}: {clip(exc, None)}", user, frames[-1].name if frames else "")
+        where = frames[-1].name if frames else ""
+        return self.report(INTERNAL, f"{type(exc).__name__}: {clip(exc, None)}", user, where)

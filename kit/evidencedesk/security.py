@@ -59,7 +59,8 @@ def visible(text: str) -> str:
     """The form in which every check reads text: hidden characters removed, then Unicode NFKC.
 
     NFKC folds compatibility forms into plain ones (fullwidth "ｉｇｎｏｒｅ" -> "ignore", the ligature "ﬁ" -> "fi",
-    "＜" -> "<"); it does not turn letters of one script into another. Applying it twice changes nothing.
+    "＜" -> "<"); it does not turn a letter into its look-alike from another script (Cyrillic "о" stays).
+    Applying it twice changes nothing.
     Args: text (str). Returns: str. Raises: TypeError for a non-str.
     Example: visible("ig\u200bnore ＡＬＬ") -> "ignore ALL"
     """

@@ -33,7 +33,8 @@ BUFFER_BYTES = 4096  # random bytes per example; Hypothesis draws each example's
 
 def properties() -> dict[str, object]:
     """The @given tests of test_invariants, by name, in file order."""
-    return {name: f for name, f in vars(test_invariants).items() if name.startswith("test_") and hasattr(f, "hypothesis")}
+    tests = vars(test_invariants).items()
+    return {name: f for name, f in tests if name.startswith("test_") and hasattr(f, "hypothesis")}
 
 
 def bench(test: object, seconds: float, rng: random.Random) -> tuple[int, int, float]:

@@ -37,7 +37,8 @@ class TrustingAgent(Agent):
 def test_the_table_catches_the_we_trust_the_model_bug() -> None:
     failing = {row.id: check_attack(row, TrustingAgent) for row in ATTACKS if check_attack(row, TrustingAgent)}
     assert sorted(failing) == ["a01", "a13", "a28"]
-    assert failing["a01"] == ["a01 gate refused send_email_draft as not_allowed (1x): the agent's checks let it through"]
+    assert failing["a01"] == [
+        "a01 gate refused send_email_draft as not_allowed (1x): the agent's checks let it through"]
     assert run_attack(ATTACKS[0], TrustingAgent).emails == 0  # the gate still holds: the bug shows only in the log
 
 

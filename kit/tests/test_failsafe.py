@@ -70,7 +70,8 @@ def test_nan_defeats_a_stop_when_over_check_but_not_within() -> None:
 
 def test_public_errors_are_fixed_sentences_and_the_log_keeps_the_redacted_detail() -> None:
     log = ErrorLog()
-    shown = log.report("not_found", f"no ticket T-603 for kwame@example.org, key {SIMULATED_SECRET}", "kwame", "get_ticket")
+    detail = f"no ticket T-603 for kwame@example.org, key {SIMULATED_SECRET}"
+    shown = log.report("not_found", detail, "kwame", "get_ticket")
     assert shown == PublicError("not_found", "We could not find that.", "ref-0001")
     assert str(shown) == "We could not find that. (ref-0001)"
     assert log.entries == [{"reference": "ref-0001", "code": "not_found", "user": "kwame",

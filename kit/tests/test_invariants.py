@@ -59,9 +59,9 @@ def finish_reply(answer: str, sources: list[str]) -> str:
     return json.dumps({"action": "finish", "answer": answer, "sources": sources})
 
 
-replies = st.lists(st.builds(call_reply, tool_names, arguments) |
-                   st.builds(finish_reply, st.text(max_size=10), st.lists(st.sampled_from(["o1", "o2", "o7"]), max_size=2)) |
-                   st.text(max_size=20), min_size=1, max_size=5)
+sources = st.lists(st.sampled_from(["o1", "o2", "o7"]), max_size=2)  # o7 never exists
+replies = st.lists(st.builds(call_reply, tool_names, arguments) | st.builds(finish_reply, st.text(max_size=10), sources)
+                   | st.text(max_size=20), min_size=1, max_size=5)
 
 
 TICKETS = TicketStore.from_file(DATA_DIR / "tickets.json")  # read once: the stores are never written
@@ -161,11 +161,11 @@ def test_no_secret_reaches_a_log(body: str, how: str, at: int, before: str, afte
 
 
 @PROPERTY
-@given(value=st.text(min_size=1, max_size=20).filter(lambda v: not v.isspace()), how=disguises,
+@given(value=st.text(st.characters(blacklist_categories=("Z", "C")), min_size=4, max_size=20),  # one word, visible
+       how=disguises,
        at=st.integers(0, 20), label=st.sampled_from(["password", "PASSWORD", "api key", "Token", "secret"]),
        sep=st.sampled_from([": ", "=", " is "]))
 def test_no_labelled_secret_reaches_a_log(value: str, how: str, at: int, label: str, sep: str) -> None:
-    value = "".join(value.split())  # a secret value is one word
     assume(len(visible(value)) >= 4 and visible(value).casefold() not in visible(label).casefold())
     logged_line = redact_log(f"login failed, {disguise(label, how, at)}{sep}{value}")
     assert visible(value).casefold() not in logged_line.casefold()
