@@ -3,6 +3,7 @@
 llm (messages, requests, a scripted client), usage (clock, prices, ledger, slow and timed clients),
 tools (schemas, registry, the three help-desk tools), gate (permissions, limits, approval, audit),
 context (trust labels and prompt assembly), security (injection signals, personal data, redaction),
+failsafe (checks that fail closed, errors that leak nothing), attacks (the attack table and its runner),
 strictjson (the one strict JSON reader that every data file loader shares);
 the agent subpackage builds a loop on top of them. Everything is deterministic: no wall clock, no
 randomness, no network. It leaves out real providers, real tokenizers and real money.
