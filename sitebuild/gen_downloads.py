@@ -104,8 +104,8 @@ def kit_readme(root: Path, pages: list[CoursePage], sources: dict[str, str], sit
         tests = tests_of(module)
         tests_cell = f"`{tests}`" if (root / tests).is_file() else "none"
         summary = module_summary(path).replace("|", "\\|")
-        pages = ", ".join(links) or "not on the site yet"
-        rows.append(f"| `kit/evidencedesk/{module}` | {summary} | {tests_cell} | {pages} |")
+        taught_on = ", ".join(links) or "not on the site yet"
+        rows.append(f"| `kit/evidencedesk/{module}` | {summary} | {tests_cell} | {taught_on} |")
     template = README_TEMPLATE.read_text(encoding="utf-8")
     if MODULES_MARK not in template:
         raise ValueError(f"{README_TEMPLATE.name} has no {MODULES_MARK} line for the table of modules")

@@ -7,6 +7,7 @@ limits), retry (capped backoff within the budget); each imports only modules bef
 tools (the tool contract: schemas, registry, result codes), helpdesk (the three help-desk tools and
 their data), gate (permissions, limits, approval, audit),
 context (trust labels and prompt assembly), security (injection signals, personal data, redaction),
+failsafe (checks that fail closed, errors that leak nothing), attacks (the attack table and its runner),
 strictjson (the one strict JSON reader that every data file loader shares);
 the agent subpackage builds a loop on top of them. Everything is deterministic: no wall clock, no
 randomness, no network. It leaves out real providers, real tokenizers and real money.

@@ -2,21 +2,27 @@
 
 Every piece of context is a ContextPart labelled trusted (our own instructions) or untrusted (users,
 tickets, documents, tool results, memory). Trusted parts form the system message; untrusted parts go
-in the user message, each inside a source-tagged block whose text cannot close the block. Labels do not
-make a model obey; they keep our own code honest about what came from where. Left out: retrieval,
-ranking, and summarising old turns.
+in the user message, each inside a source-tagged block whose text cannot close the block, and from
+which hidden characters are removed. Labels do not make a model obey; they keep our own code honest about
+what came from where. layout() lists a prompt's parts in order with their size in tokens. Left out:
+retrieval, ranking, and summarising old turns.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, NamedTuple
 
 from pydantic import ConfigDict, Field
 from pydantic.dataclasses import dataclass
 
-from evidencedesk.llm import Message
+from evidencedesk.llm import Message, estimate_tokens
+from evidencedesk.security import HIDDEN
 
 MAX_PART_CHARS = 20_000  # one part's text; more is refused when the part is built
+# What render_untrusted escapes: "&" (so a written-out "&lt;" stays text), "<", ">", and their look-alikes, the
+# only other characters whose NFKC form holds "<" or ">" (U+FE64/FE65 small, U+FF1C/FF1E fullwidth).
+ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;",
+                         "\uFE64": "&lt;", "\uFF1C": "&lt;", "\uFE65": "&gt;", "\uFF1E": "&gt;"})
 
 
 @dataclass(frozen=True, config=ConfigDict(strict=True, extra="forbid"))
@@ -38,14 +44,16 @@ class ContextPart:
 def render_untrusted(part: ContextPart) -> str:
     """Wrap an untrusted part in a tagged block: <kind source="...">, the text, </kind>.
 
-    "<" and ">" inside the text become "&lt;" and "&gt;", so the text cannot close the block or open a
-    new one. Args: part (ContextPart, trust "untrusted"). Returns: str.
+    Angle brackets in the text, and their small and fullwidth look-alikes, become "&lt;" and "&gt;" ("&" becomes
+    "&amp;"), so the text cannot close the block or open a new one. Hidden characters (security.HIDDEN:
+    zero-width, bidi, tag and control characters) are removed: the model gets only what a reviewer can see.
+    Args: part (ContextPart, trust "untrusted"). Returns: str.
     Raises: ValueError if the part is trusted (trusted text belongs in the system message).
     Example: render_untrusted(ContextPart("note", "<b>", "untrusted", "t")) -> '<note source="t">\\n&lt;b&gt;\\n</note>'
     """
     if part.trust != "untrusted":
         raise ValueError(f"part {part.kind} from {part.source} is trusted; only untrusted parts are rendered as blocks")
-    text = part.text.replace("<", "&lt;").replace(">", "&gt;")
+    text = HIDDEN.sub("", part.text).translate(ESCAPES)
     return f'<{part.kind} source="{part.source}">\n{text}\n</{part.kind}>'
 
 
@@ -74,3 +82,29 @@ def keep_history(turns: list[Message], max_turns: int) -> list[Message]:
     if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 0:
         raise ValueError(f"max_turns must be an int >= 0, got {max_turns!r}")
     return list(turns[-max_turns:]) if max_turns else []
+
+
+class PartSize(NamedTuple):
+    """One part as it lands in a prompt: role ("system" or "user"), kind, source, trust, tokens (int, estimated)."""
+
+    role: str
+    kind: str
+    source: str
+    trust: str
+    tokens: int
+
+
+def layout(parts: list[ContextPart]) -> list[PartSize]:
+    """The parts in the order build_messages puts them, each with its estimated size in tokens.
+
+    System parts come first (trusted, in the given order), then user parts (untrusted, in order). Tokens are
+    llm.estimate_tokens of what the part adds: its text if trusted, its rendered block if not. The request
+    adds a little on top (separators, and usage.MESSAGE_OVERHEAD_TOKENS per message).
+    Args: parts (list of ContextPart). Returns: list of PartSize.
+    Raises: TypeError naming the index of an item that is not a ContextPart.
+    Example: layout([ContextPart("rules", "Be brief.", "trusted", "app")])[0].tokens -> 3
+    """
+    build_messages(parts)  # the same checks, and the same errors, as the prompt itself
+    ordered = [p for p in parts if p.trust == "trusted"] + [p for p in parts if p.trust == "untrusted"]
+    return [PartSize("system" if p.trust == "trusted" else "user", p.kind, p.source, p.trust,
+                     estimate_tokens(p.text if p.trust == "trusted" else render_untrusted(p))) for p in ordered]

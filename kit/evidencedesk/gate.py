@@ -114,8 +114,11 @@ class Check:
 
 
 def _short(value: object, limit: int = 40) -> str:
-    """A clipped, redacted, printable form of any value, safe for messages and logs; never raises."""
-    return redact_log(clip(value, limit))
+    """A clipped, redacted, printable form of any value, safe for messages and logs; never raises.
+
+    Redacted whole, then clipped: clipping first could cut a key short enough to escape redaction.
+    """
+    return clip(redact_log(clip(value, None)), limit)
 
 
 @dataclass

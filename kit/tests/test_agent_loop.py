@@ -24,6 +24,7 @@ from evidencedesk.agent.loop import (
 )
 from evidencedesk.agent.scenarios import lab
 from evidencedesk.agent.state import AgentState
+from evidencedesk.context import build_messages
 from evidencedesk.llm import LLMRequest, LLMResponse, Usage
 
 PLAN = [("get_ticket", {"ticket_id": "T-601"}), ("lookup_document", {"doc_id": "kc-returns-v3"})]
@@ -123,6 +124,11 @@ def test_request_separates_trusted_rules_from_untrusted_blocks() -> None:
     assert re.findall(r'<(\w+) source="([^"]+)"', user.content) == [
         ("goal", "user-input"), ("memory", "tool:get_ticket:o1"), ("observation", "tool:get_ticket:o1"),
         ("observation", "tool:lookup_document:o2")]
+    parts = agent.context_parts(run.state)
+    assert [(p.kind, p.trust) for p in parts] == [("rules", "trusted"), ("tools", "trusted"), ("goal", "untrusted"),
+                                                ("memory", "untrusted"), ("observation", "untrusted"),
+                                                ("observation", "untrusted")]
+    assert build_messages(parts) == list(agent._request(run.state).messages)  # the request is built from these
 
 
 @pytest.mark.parametrize("kind, reason, model, check, ran", [

@@ -200,10 +200,13 @@ class Agent:
     model: str = "fake-agent-1"
     max_tokens: int = 200
 
-    def _request(self, state: AgentState) -> LLMRequest:
-        """The next model request: rules and tool list trusted; goal, memory, observations untrusted."""
+    def context_parts(self, state: AgentState) -> list[ContextPart]:
+        """The context of the next model request: rules and tool list trusted; goal, memory, observations untrusted.
+
+        Example: [p.kind for p in agent.context_parts(state)] -> ["rules", "tools", "goal"]
+        """
         tools = ", ".join(sorted(self.gate.policy.tools_for(self.task)))
-        parts = [
+        return [
             ContextPart(kind="rules", text=RULES, trust="trusted", source="app"),
             ContextPart(kind="tools", text=f"Tools for this task: {tools}.", trust="trusted", source="app"),
             ContextPart(kind="goal", text=state.goal, trust="untrusted", source="user-input"),
@@ -211,7 +214,10 @@ class Agent:
             *(ContextPart(kind="observation", text=o.text, trust="untrusted", source=f"tool:{o.tool}:{o.id}")
               for o in state.observations),
         ]
-        return LLMRequest(self.model, tuple(build_messages(parts)), self.max_tokens)
+
+    def _request(self, state: AgentState) -> LLMRequest:
+        """The next model request, built from context_parts(state)."""
+        return LLMRequest(self.model, tuple(build_messages(self.context_parts(state))), self.max_tokens)
 
     def _check(self, p: Proposal, state: AgentState, seen: set[str]) -> str:
         """Every proposal is checked here, in code, before the gate sees it; returns "ok" or a code."""
