@@ -10,6 +10,7 @@ Left out: MkDocs. hook.py feeds pages in and renders the outcomes; this module i
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -99,7 +100,8 @@ def run_blocks(blocks: list[Block], root: Path, page: str, default_timeout: floa
         One Result per block, in the same order.
     """
     results = []
-    with PageSession(root, python, mark=f"{page} python") as session:
+    run = secrets.token_hex(6)  # marks this run's processes apart from any other build's, at the same time
+    with PageSession(root, python, mark=f"{page} python {run}") as session:
         for block in blocks:
             timeout = block.timeout(default_timeout)
             if block.workdir and not _inside(root, block.workdir):
@@ -109,7 +111,7 @@ def run_blocks(blocks: list[Block], root: Path, page: str, default_timeout: floa
                 results.append(session.run(block.code, filename, timeout, workdir=block.workdir, width=block.width))
             else:
                 results.append(run_bash(block.code, root, timeout, workdir=block.workdir, width=block.width,
-                                        python=python, mark=f"{page} {block.key}"))
+                                        python=python, mark=f"{page} {block.key} {run}"))
     return results
 
 

@@ -12,6 +12,7 @@ the few tests that are about the command itself.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import io
 import json
 import logging
@@ -249,3 +250,32 @@ def approved_entries(text: str) -> list[str]:
     """The entries of an approved-outputs file, each its header line through its last output line, verbatim."""
     chunks = re.split(r"(?m)^(?=--- \S+ \(\d+ lines?\)$)", text)
     return [chunk[:-1] if chunk.endswith("\n\n") else chunk for chunk in chunks[1:]]
+
+
+# The real site, built once per test run ---------------------------------------------------------------
+
+
+def build_real_site(site_dir: Path) -> subprocess.CompletedProcess:
+    """`mkdocs build --strict` of the repo's own mkdocs.yml into site_dir, as `make site` runs it (the CLI)."""
+    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(REPO_ROOT / "mkdocs.yml"), "-d",
+               str(site_dir)]
+    return subprocess.run(command, cwd=REPO_ROOT, env=subprocess_env(), capture_output=True, text=True,
+                          timeout=COMMAND_TIMEOUT * 3, check=False)
+
+
+@pytest.fixture(scope="session")
+def real_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real site, strictly built once for the whole run and shared by pytest-xdist's workers: the first
+    worker to ask builds it under a lock, the others wait and read the same folder (and the same failure)."""
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent  # the run's folder, above each worker's own
+    site_dir, record = shared / "real-site", shared / "real-site.json"
+    with open(shared / "real-site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not record.exists():
+            result = build_real_site(site_dir)
+            record.write_text(json.dumps([result.returncode, result.stdout + result.stderr]), encoding="utf-8")
+    code, output = json.loads(record.read_text(encoding="utf-8"))
+    assert code == 0, output
+    return site_dir

@@ -32,7 +32,6 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, sync_playwright
 
 from sitebuild.coursenav import nav_pages, page_url, read_config
-from tests.test_real_site import build
 
 pytestmark = pytest.mark.site
 
@@ -68,11 +67,9 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    site_dir = tmp_path_factory.mktemp("browser-site")
-    result = build(site_dir)
-    assert result.returncode == 0, result.stdout + result.stderr
-    return site_dir
+def site(real_site: Path) -> Path:
+    """The real site, as the strict build of the whole test run made it (conftest.real_site)."""
+    return real_site
 
 
 @pytest.fixture(scope="module")

@@ -2,28 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import subprocess_env
+from tests.conftest import in_process
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def build(site_dir: Path) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(ROOT / "mkdocs.yml"), "-d", str(site_dir)]
-    return subprocess.run(command, cwd=ROOT, env=subprocess_env(), capture_output=True, text=True, check=False)
-
-
-@pytest.fixture(scope="module")
-def real_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    site_dir = tmp_path_factory.mktemp("site")
-    result = build(site_dir)
-    assert result.returncode == 0, result.stdout + result.stderr
-    return site_dir
 
 
 @pytest.mark.site
@@ -51,7 +36,8 @@ def test_rendered_pages_hold_no_build_machine_paths(real_site: Path) -> None:
 @pytest.mark.site
 def test_the_same_commit_builds_the_same_site(real_site: Path, tmp_path: Path) -> None:
     again = tmp_path / "again"
-    assert build(again).returncode == 0
+    second = in_process("build", ROOT / "mkdocs.yml", again, strict=True)  # a second full build, in this process
+    assert second.code == 0, second
     first = sorted(p.relative_to(real_site) for p in real_site.rglob("*") if p.is_file())
     second = sorted(p.relative_to(again) for p in again.rglob("*") if p.is_file())
     assert first == second
