@@ -10,8 +10,10 @@ A page's key is a SHA-256 over everything that can change what its blocks print:
   environment (runner.block_env) and the site's default timeout.
 
 Only `make serve` reads the cache: `make site`, `make test` and `make accept` always run every
-block, so a build or CI never shows a cached output. Only runs in which every block passed are
-stored (a failing page runs again on the next save). The cache is a git-ignored folder,
+block, so a build or CI never shows a cached output. (One test reads it on purpose, with
+REUSE_ENV set: the second build of the same-bytes-twice test, which checks the rendering.) Builds
+and serve store the runs in which every block passed (a failing page runs again next time), so
+the first serve after `make site` starts warm. The cache is a git-ignored folder,
 `.cache/sitebuild/`, one small JSON file per page; deleting it is always safe.
 
 Left out: files a block reads from outside its inputs (a bash block that cats docs/ or data/):
@@ -32,6 +34,7 @@ from sitebuild.runner import Result, block_env
 
 FOLDER = Path(".cache") / "sitebuild"
 DEFAULT_INPUTS = ("kit", "pyproject.toml", "requirements.lock")
+REUSE_ENV = "SITEBUILD_REUSE"  # "1": a build outside serve mode reads the cache too (the site's own tests only)
 MACHINERY = Path(__file__).resolve().parent
 
 

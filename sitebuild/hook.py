@@ -6,7 +6,8 @@ python and bash at this machinery. A build goes:
 1. on_files: each page is read as MkDocs will read it, and Markdown finds its executed blocks
    (blocks.page_blocks); each page's blocks are queued to run in a pool of `extra.block_jobs`
    workers (default: one per CPU), one fresh interpreter per page. In `make serve`, a page whose
-   run would be the same as last time reuses its cached results instead (cache.py).
+   run would be the same as last time reuses its cached results instead (cache.py); every build
+   stores the runs that passed, so the first serve after `make site` is already warm.
 2. on_page_markdown: waits for the page's results and holds them against its approved outputs.
 3. While MkDocs renders the page, each fence is drawn from those results (render.py): the source
    titled "Python" or "Bash", then the output, escaped, titled "Output".
@@ -82,6 +83,7 @@ class SiteState:
     make_markdown: object = None
     pool: ThreadPoolExecutor | None = None
     cache: cache.OutputCache | None = None
+    reuse: bool = False  # read the cache: in serve mode, or in a test build that asks (cache.REUSE_ENV)
     environment: str = ""
     plans: dict[str, PagePlan] = field(default_factory=dict)
     reports: dict[str, PageReport] = field(default_factory=dict)
@@ -103,7 +105,7 @@ class SiteState:
         except BlockError as error:
             blocks, problems = [], [str(error)]
         key = cache.page_key(blocks, self.timeout, self.environment) if self.cache else ""
-        stored = self.cache.get(page_path, key) if self.cache and blocks else None
+        stored = self.cache.get(page_path, key) if self.reuse and blocks else None
         if stored is not None and len(stored) == len(blocks):
             done: Future = Future()
             done.set_result((stored, None))
@@ -162,9 +164,9 @@ def on_files(files, config):
     fences.install(config.mdx_configs)  # after every plugin's on_config, markdown-exec's included
     site.make_markdown = fences.site_markdown(config.markdown_extensions, config.mdx_configs)
     site.pool = ThreadPoolExecutor(max_workers=site.jobs, thread_name_prefix="sitebuild-page")
-    if site.mode == "serve":
-        site.cache = cache.OutputCache(site.root / cache.FOLDER)
-        site.environment = cache.environment_digest(site.root, site.inputs, site.timeout)
+    site.cache = cache.OutputCache(site.root / cache.FOLDER)  # every build stores what passed, so serve starts warm
+    site.environment = cache.environment_digest(site.root, site.inputs, site.timeout)
+    site.reuse = site.mode == "serve" or os.environ.get(cache.REUSE_ENV) == "1"
     for file in files.documentation_pages():
         try:
             source = file.content_string
@@ -196,7 +198,7 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
     if site.mode == "accept" and not file_problem and not plan.problems:  # never approve what could not be read
         refuse_unstable(report, second)
         accept(report, approved_outputs, approved_file)
-    if site.cache and not plan.reused and plan.blocks and all(o.run_ok for o in report.outcomes):
+    if site.mode != "accept" and not plan.reused and plan.blocks and all(o.run_ok for o in report.outcomes):
         site.cache.put(page_path, plan.cache_key, results)
     fences.set_handler(_render_fence)
     return markdown
@@ -307,7 +309,7 @@ def on_post_build(config) -> None:
     site.pool.shutdown(wait=True)
     with_blocks = [p for p in site.plans.values() if p.blocks]
     reused = sum(p.reused for p in with_blocks)
-    log.info(f"blocks: {len(with_blocks) - reused} page(s) ran, {reused} reused from the serve cache, "
+    log.info(f"blocks: {len(with_blocks) - reused} page(s) ran, {reused} reused from the cache, "
              f"{site.jobs} at a time")
     if site.warnings is not None:
         _show_link_warnings(site)

@@ -138,8 +138,10 @@ def pack_wheel(name: str, folder: Path) -> Path:
     """Pack an installed distribution back into a wheel in folder (its files, a fresh RECORD)."""
     dist = importlib.metadata.distribution(name)
     info = next(f for f in dist.files if f.parts[0].endswith(".dist-info")).parts[0]
-    tags = [line.split(": ", 1)[1].split("-") for line in dist.read_text("WHEEL").splitlines() if line.startswith("Tag: ")]
-    tag = "-".join(".".join(dict.fromkeys(part)) for part in zip(*tags, strict=True))  # py2-none-any + py3-... -> py2.py3-
+    lines = dist.read_text("WHEEL").splitlines()
+    tags = [line.split(": ", 1)[1].split("-") for line in lines if line.startswith("Tag: ")]
+    # one name for all its tags: py2-none-any and py3-none-any make py2.py3-none-any
+    tag = "-".join(".".join(dict.fromkeys(part)) for part in zip(*tags, strict=True))
     wheel = folder / f"{re.sub(r'[-_.]+', '_', dist.metadata['Name'])}-{dist.version}-{tag}.whl"
     skip = {"RECORD", "INSTALLER", "REQUESTED", "direct_url.json"}
     record = []
