@@ -198,7 +198,7 @@ def kill_leftovers(session_id: int, mark: str) -> tuple[str, ...]:
 
 
 def run_bash(code: str, root: Path, timeout: float, *, workdir: str = "", width: int = 100,
-             python: str | None = None, mark: str = "bash") -> Result:
+             python: str | None = None, mark: str = "") -> Result:
     """Run a bash block from the repo root with errexit and pipefail.
 
     Args:
@@ -208,7 +208,8 @@ def run_bash(code: str, root: Path, timeout: float, *, workdir: str = "", width:
         workdir: a folder relative to root to run in ("" for root).
         width: the terminal width in columns (COLUMNS).
         python: the interpreter `python` means in the block (default: this one).
-        mark: names the block in its processes' environment (MARK_ENV), e.g. "docs/a.md block 3".
+        mark: names the block in its processes' environment (MARK_ENV), e.g. "docs/a.md bash-1a2b3c4d 5e6f";
+            it must be unique among what runs on the machine ("": a random one).
 
     Returns:
         Result with stdout and stderr interleaved; exit_code; problem names a non-zero exit or the timeout.
@@ -216,6 +217,7 @@ def run_bash(code: str, root: Path, timeout: float, *, workdir: str = "", width:
 
     Example: run_bash("false | cat", root, 60).problem == "exited with code 1"
     """
+    mark = mark or f"bash {secrets.token_hex(8)}"
     cwd = root / workdir if workdir else root
     env = {**block_env(cwd, python), "COLUMNS": str(width), MARK_ENV: mark}
     with tempfile.TemporaryFile() as capture:  # a file, not a pipe: a background process cannot hold it open
@@ -253,10 +255,10 @@ class PageSession:
         with PageSession(root) as session: session.run("x = 2", "<page block 1>", 60)
     """
 
-    def __init__(self, root: Path, python: str | None = None, mark: str = "python") -> None:
+    def __init__(self, root: Path, python: str | None = None, mark: str = "") -> None:
         self.root = root
         self.python = python or sys.executable  # the interpreter the page's blocks run in
-        self.mark = mark  # names the page in its processes' environment (MARK_ENV)
+        self.mark = mark or f"python {secrets.token_hex(8)}"  # names the session's processes (MARK_ENV); unique
         self.ended = ""  # why the session ended early, if it did
         self._process: subprocess.Popen | None = None
 

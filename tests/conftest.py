@@ -263,19 +263,32 @@ def build_real_site(site_dir: Path) -> subprocess.CompletedProcess:
                           timeout=COMMAND_TIMEOUT * 3, check=False)
 
 
-@pytest.fixture(scope="session")
-def real_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The real site, strictly built once for the whole run and shared by pytest-xdist's workers: the first
-    worker to ask builds it under a lock, the others wait and read the same folder (and the same failure)."""
+def once_per_run(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], str]) -> Path:
+    """A folder made once for the whole test run and shared by pytest-xdist's workers.
+
+    The first worker to ask runs make(folder) under a lock, and the others wait and get the same folder;
+    make returns "" when it succeeded, else why not, and every worker that asks then fails with that.
+    """
     shared = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
         shared = shared.parent  # the run's folder, above each worker's own
-    site_dir, record = shared / "real-site", shared / "real-site.json"
-    with open(shared / "real-site.lock", "w") as lock:
+    folder, record = shared / name, shared / f"{name}.json"
+    with open(shared / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not record.exists():
-            result = build_real_site(site_dir)
-            record.write_text(json.dumps([result.returncode, result.stdout + result.stderr]), encoding="utf-8")
-    code, output = json.loads(record.read_text(encoding="utf-8"))
-    assert code == 0, output
-    return site_dir
+            folder.mkdir(exist_ok=True)
+            record.write_text(json.dumps(make(folder)), encoding="utf-8")
+    problem = json.loads(record.read_text(encoding="utf-8"))
+    assert not problem, problem
+    return folder
+
+
+@pytest.fixture(scope="session")
+def real_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real site, strictly built once for the whole run (build_real_site), shared by every worker."""
+
+    def make(folder: Path) -> str:
+        result = build_real_site(folder)
+        return "" if result.returncode == 0 else result.stdout + result.stderr
+
+    return once_per_run(tmp_path_factory, "real-site", make)

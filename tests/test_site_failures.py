@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from tests.conftest import failure_line, fence, label, page
+from tests.conftest import create_site, failure_line, fence, label, page
 
-pytestmark = pytest.mark.site
+pytestmark = [pytest.mark.site, pytest.mark.xdist_group("test_site_failures")]  # module fixtures: one worker
 
 HELPER = "def present():\n    return 1\n"
 
@@ -83,30 +83,47 @@ RUN_FAILURES = {
 }
 
 
-@pytest.mark.parametrize("case", RUN_FAILURES.values(), ids=RUN_FAILURES.keys())
-def test_a_failing_block_fails_the_build_and_cannot_be_approved(case, make_site):
-    site = make_site({"index.md": case.markdown}, {"helper.py": HELPER})
-
+@pytest.fixture(scope="module")
+def failing_site(tmp_path_factory):
+    """Every case above as a page of one site: built, accepted, built again (site, build, accept, rebuild)."""
+    pages = {f"{name}.md": case.markdown for name, case in RUN_FAILURES.items()}
+    site = create_site(tmp_path_factory.mktemp("run-failures") / "site", pages, {"helper.py": HELPER})
     built = site.build()
+    accepted = site.accept()
+    return site, built, accepted, site.build()
 
-    assert built.code != 0, built
+
+def logged(run, page_path: str) -> str:
+    """The lines a run logged about one page: its failure lines and the detail lines indented under them."""
+    kept, keep = [], False
+    for line in run.output.splitlines():
+        if not line.startswith(" "):
+            keep = f"{page_path}, " in line or f"{page_path}: " in line
+        if keep:
+            kept.append(line)
+    return "\n".join(kept)
+
+
+@pytest.mark.parametrize("name", RUN_FAILURES)
+def test_a_failing_block_fails_the_build_and_cannot_be_approved(name, failing_site):
+    site, built, accepted, rebuilt = failing_site
+    case, page_path = RUN_FAILURES[name], f"docs/{name}.md"
+
+    assert built.code != 0 and "verification failure(s)" in built.output, built
     for n, reason in case.expected:
-        line = failure_line(built, "docs/index.md", label(case.markdown, n))
+        line = failure_line(built, page_path, label(case.markdown, n))
         assert line.split(": ", 2)[-1].startswith(reason), built
     for text in case.details:
-        assert text in built.output, built
-    assert "verification failure(s)" in built.output
-
-    accepted = site.accept()
+        assert text in logged(built, page_path), built
 
     assert accepted.code != 0, accepted
     for n, reason in case.expected:
-        assert reason in failure_line(accepted, "docs/index.md", label(case.markdown, n)), accepted
-    failing_keys = {failure_line(built, "docs/index.md", label(case.markdown, n)).split(", key ")[1].split(":")[0]
+        assert reason in failure_line(accepted, page_path, label(case.markdown, n)), accepted
+    failing_keys = {failure_line(built, page_path, label(case.markdown, n)).split(", key ")[1].split(":")[0]
                     for n, _ in case.expected}
-    approved = site.approved() if site.approved_file().exists() else ""
+    approved = site.approved(f"{name}.md") if site.approved_file(f"{name}.md").exists() else ""
     assert not any(key in approved for key in failing_keys), approved
-    assert site.build().code != 0
+    assert rebuilt.code != 0 and failure_line(rebuilt, page_path, label(case.markdown, case.expected[0][0]))
 
 
 def test_a_failure_names_files_relative_to_the_site_root(make_site):

@@ -168,7 +168,9 @@ def test_no_secret_reaches_a_log(body: str, how: str, at: int, before: str, afte
 def test_no_labelled_secret_reaches_a_log(value: str, how: str, at: int, label: str, sep: str) -> None:
     assume(len(visible(value)) >= 4 and visible(value).casefold() not in visible(label).casefold())
     logged_line = redact_log(f"login failed, {disguise(label, how, at)}{sep}{value}")
-    assert visible(value).casefold() not in logged_line.casefold()
+    # the fixed words of the line may hold the value by chance ("REDA" is in "[redacted]"): look past them
+    rest = logged_line.casefold().replace("[redacted]", "|").replace("login failed, ", "|")
+    assert visible(value).casefold() not in rest
 
 
 # --- a user-facing error leaks nothing ---------------------------------------------------------------
