@@ -24,6 +24,7 @@ import sys
 import tomllib
 import zipfile
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 from mkdocs.utils.meta import get_data
@@ -33,6 +34,7 @@ from sitebuild.approved import clean, diff, parse
 from sitebuild.blocks import page_blocks
 from sitebuild.coursenav import course_pages, page_url, read_config
 from sitebuild.gen_downloads import FOLDER, kit_download, kit_pyproject, kit_readme, toml_text
+from sitebuild.runner import Result
 from sitebuild.verify import run_blocks
 from tests.conftest import once_per_run
 
@@ -200,32 +202,31 @@ def installed(tmp_path_factory) -> tuple[Path, Path]:
     return folder / FOLDER, folder / "venv" / "bin" / "python"
 
 
-COUNTED = re.compile(r"python -m pytest ((?:kit/tests/\S+\.py ?)+)\s*\|")  # a page's test count: whole files
+COUNT_BLOCK = re.compile(r"python -m pytest ((?:kit/tests/\S+\.py ?)+)\| tail -n 1 \| sed 's/ in \[0-9\.\]\*s//'")
 
 
-def counted_on_pages() -> set[str]:
-    """The test files whose tests a page's shown count block runs in full (no -k), so the replay runs them."""
-    files = set()
-    for page in PAGES_WITH_BLOCKS:
-        markdown, _ = get_data((ROOT / "docs" / page).read_text(encoding="utf-8"))
-        for block in page_blocks(markdown):
-            if block.language == "bash" and block.show == "all":
-                files.update(name for m in COUNTED.finditer(block.code) for name in m.group(1).split())
-    return files
+def run_kit_tests(kit: Path, python: Path, folder: Path) -> str:
+    """All the kit's tests, once, in the fresh install, with a JUnit report in folder: "" or the output."""
+    tested = run([str(python), "-m", "pytest", "kit/tests", "-p", "no:cacheprovider",
+                  f"--junitxml={folder / 'results.xml'}"], kit)
+    return "" if tested.returncode == 0 and re.search(r"\d+ passed", tested.stdout) else tested.stdout + tested.stderr
 
 
-def test_the_download_installs_into_a_fresh_venv_and_its_tests_pass(installed):
-    """Every kit test runs in the fresh install: those a page counts, in the replay below (the same venv);
-    the rest here."""
-    kit, python = installed
-    rest = sorted({p.relative_to(kit).as_posix() for p in (kit / "kit" / "tests").glob("test_*.py")}
-                  - counted_on_pages())
-    assert rest, "every test file is counted on a page; run them all here instead"
+@pytest.fixture(scope="session")
+def passed_per_file(installed, tmp_path_factory) -> dict[str, int]:
+    """How many kit tests passed in the fresh install, by test file (kit/tests/test_x.py)."""
+    folder = once_per_run(tmp_path_factory, "learner-kit-tests", lambda f: run_kit_tests(*installed, f))
+    counts: dict[str, int] = {}
+    for case in ElementTree.parse(folder / "results.xml").iter("testcase"):
+        if not any(child.tag in ("failure", "error", "skipped") for child in case):
+            name = case.get("classname", "").split(".")
+            file = "/".join(name[: next(i for i, part in enumerate(name) if part.startswith("test_")) + 1]) + ".py"
+            counts[file] = counts.get(file, 0) + 1
+    return counts
 
-    tested = run([str(python), "-m", "pytest", *rest, "-p", "no:cacheprovider"], kit)
 
-    assert tested.returncode == 0, tested.stdout + tested.stderr
-    assert re.search(r"\d+ passed", tested.stdout), tested.stdout
+def test_the_download_installs_into_a_fresh_venv_and_its_tests_pass(passed_per_file):
+    assert sum(passed_per_file.values()) > 0 and "kit/tests/test_usage.py" in passed_per_file
 
 
 # A learner who runs a page's shown blocks in the download --------------------------------------------
@@ -235,7 +236,7 @@ PAGES_WITH_BLOCKS = [p.src_uri for p in course_pages(CONFIG["nav"])
 
 
 @pytest.mark.parametrize("src_uri", PAGES_WITH_BLOCKS)
-def test_the_shown_blocks_of_a_page_print_in_the_download_what_the_page_shows(src_uri, installed):
+def test_the_shown_blocks_of_a_page_print_in_the_download_what_the_page_shows(src_uri, installed, passed_per_file):
     """The page contract's promise: python blocks in one session, bash from the kit folder, in page order,
     only the blocks whose source the page shows (none that a learner cannot copy), in a fresh install."""
     kit, python = installed
@@ -244,12 +245,20 @@ def test_the_shown_blocks_of_a_page_print_in_the_download_what_the_page_shows(sr
     approved_outputs = parse((ROOT / "data" / src_uri).with_suffix(".txt").read_text(encoding="utf-8"), src_uri)
     assert shown, f"{src_uri} shows no block a learner can run"
 
-    results = run_blocks(shown, kit, f"docs/{src_uri}", 120, python=str(python))
+    # A test count (`python -m pytest FILES | tail -n 1 | sed ...`) prints "N passed": it is read from the one
+    # run of all the kit's tests in this same install instead of starting pytest again for each page.
+    counts = [b for b in shown if b.language == "bash" and COUNT_BLOCK.fullmatch(b.code.strip())]
+    ran = [b for b in shown if b not in counts]
+    results = {b.index: r for b, r in zip(ran, run_blocks(ran, kit, f"docs/{src_uri}", 120, python=str(python)),
+                                          strict=True)}
+    for block in counts:
+        files = COUNT_BLOCK.fullmatch(block.code.strip()).group(1).split()
+        results[block.index] = Result(f"{sum(passed_per_file.get(f, 0) for f in files)} passed\n")
 
     differing = [
-        f"{block.label}: {result.problem or 'prints something else'}\n"
-        + (diff(approved_outputs[block.key], result.output, src_uri) or result.output)
-        for block, result in zip(shown, results, strict=True)
-        if result.problem or clean(result.output) != clean(approved_outputs[block.key])
+        f"{block.label}: {results[block.index].problem or 'prints something else'}\n"
+        + (diff(approved_outputs[block.key], results[block.index].output, src_uri) or results[block.index].output)
+        for block in shown
+        if results[block.index].problem or clean(results[block.index].output) != clean(approved_outputs[block.key])
     ]
     assert not differing, "\n\n".join(differing)
