@@ -33,7 +33,7 @@ from playwright.sync_api import Page, sync_playwright
 
 from sitebuild.coursenav import nav_pages, page_url, read_config
 
-pytestmark = [pytest.mark.site, pytest.mark.xdist_group("test_browser")]  # module fixtures: one worker
+pytestmark = pytest.mark.site
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = read_config(ROOT / "mkdocs.yml")

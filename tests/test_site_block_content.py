@@ -21,7 +21,7 @@ import pytest
 from sitebuild.runner import FIXED_ENV, block_env, plain_text
 from tests.conftest import REPO_ROOT, create_site, failure_line, fence, page
 
-pytestmark = [pytest.mark.site, pytest.mark.xdist_group("test_site_block_content")]  # module fixtures: one worker
+pytestmark = pytest.mark.site
 
 BACKTICKS = "`" * 8
 PAYLOADS = {  # (code of a python block, the exact output it prints)

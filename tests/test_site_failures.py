@@ -16,7 +16,7 @@ import pytest
 
 from tests.conftest import create_site, failure_line, fence, label, page
 
-pytestmark = [pytest.mark.site, pytest.mark.xdist_group("test_site_failures")]  # module fixtures: one worker
+pytestmark = pytest.mark.site
 
 HELPER = "def present():\n    return 1\n"
 

@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import approved_entries, create_site, failure_line, fence, label, page
 
-pytestmark = [pytest.mark.site, pytest.mark.xdist_group("test_site_pages")]  # module fixtures: one worker
+pytestmark = pytest.mark.site
 
 KIT = "VALUE = 'old value'\nHIDDEN = 'hidden output text'\n\ndef report():\n    print('value:', VALUE)\n"
 
