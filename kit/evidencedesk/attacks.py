@@ -28,7 +28,7 @@ from evidencedesk.context import ContextPart, render_untrusted
 from evidencedesk.gate import ToolGate, default_policy
 from evidencedesk.llm import ScriptedClient
 from evidencedesk.security import HIDDEN, redact_log, visible
-from evidencedesk.strictjson import parse_json
+from evidencedesk.strictjson import read_jsonl
 from evidencedesk.tools import (
     CALL_LIMIT,
     DUPLICATE,
@@ -160,26 +160,7 @@ def load_attacks(path: str | Path | None = None) -> list[Attack]:
     Example: load_attacks()[0].id -> "a01"
     """
     path = Path(path) if path is not None else DATA_DIR / "attacks.jsonl"
-    try:
-        lines = path.read_text(encoding="utf-8").split("\n")  # not splitlines(): a row may hold U+2028
-    except (OSError, ValueError) as exc:
-        raise AttackError(f"{path.name}: cannot read the attack table ({type(exc).__name__})") from exc
-    rows: list[Attack] = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            row = Attack.model_validate(parse_json(line))
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(part) for part in first["loc"]) or "row"
-            raise AttackError(f"{path.name} line {number}: field {where}: {first['msg']}") from exc
-        except ValueError as exc:
-            raise AttackError(f"{path.name} line {number}: not JSON ({exc})") from exc
-        if any(r.id == row.id for r in rows):
-            raise AttackError(f"{path.name} line {number}: field id: repeated id {row.id!r}")
-        rows.append(row)
-    return rows
+    return [attack for _, _, attack in read_jsonl(path, Attack.model_validate, AttackError, "attack table")]
 
 
 @dataclass(frozen=True)

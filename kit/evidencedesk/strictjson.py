@@ -3,7 +3,8 @@
 Python's json module accepts more than JSON: NaN and Infinity, numbers too large for a float
 (1e999 becomes inf), repeated keys (the last one silently wins), and nesting so deep that it
 raises RecursionError instead of ValueError. parse_json refuses all of these with a ValueError
-that says why, so each caller can turn it into its own named error. Left out: streaming, and
+that says why, so each caller can turn it into its own named error. read_jsonl reads a table of
+such values, one per line, for the kit's scenario and attack tables. Left out: streaming, and
 schemas (each caller validates the shape with pydantic).
 """
 
@@ -11,8 +12,11 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 MAX_DEPTH = 20  # levels of nested lists and objects; the kit's files and proposals need fewer than 6
 
@@ -73,3 +77,46 @@ def read_json(path: Path | str) -> Any:
     not UTF-8 or not strict JSON. Example: read_json(DATA_DIR / "prices.json")["fake-agent-1"]
     """
     return parse_json(Path(path).read_text(encoding="utf-8"))
+
+
+def read_jsonl(path: Path, check: Callable[[Any], T], error: type[Exception], what: str) -> list[tuple[int, Any, T]]:
+    """Read a JSON Lines table: one strict JSON value per line (blank lines skipped), each checked, ids unique.
+
+    Args:
+        path: the UTF-8 file (split on "\\n" only: a row may hold U+2028).
+        check: validates one parsed row and returns it typed, e.g. a pydantic model's model_validate; it
+            raises ValueError for a bad row (pydantic's ValidationError is one, and names the field).
+        error: the exception class to raise, e.g. ScenarioError.
+        what: the table's name for messages, e.g. "scenario table".
+
+    Returns:
+        (line number, the row as parsed, the checked row) per row, in file order.
+
+    Raises:
+        error naming the file when it cannot be read, and the line (and field) of the first row that is not
+        strict JSON, fails check, or repeats the "id" of an earlier row.
+
+    Example: read_jsonl(Path("t.jsonl"), dict, ValueError, "table")  # [(1, {"id": "a"}, {"id": "a"})]
+    """
+    try:
+        lines = path.read_text(encoding="utf-8").split("\n")
+    except (OSError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
+        raise error(f"{path.name}: cannot read the {what} ({type(exc).__name__})") from exc
+    rows: list[tuple[int, Any, T]] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = parse_json(line)
+        except ValueError as exc:
+            raise error(f"{path.name} line {number}: not JSON ({exc})") from exc
+        try:
+            checked = check(row)
+        except ValueError as exc:
+            first = exc.errors()[0] if hasattr(exc, "errors") else {"loc": (), "msg": str(exc)}
+            field = ".".join(str(part) for part in first["loc"]) or "row"
+            raise error(f"{path.name} line {number}: field {field}: {first['msg']}") from exc
+        if isinstance(row, dict) and any(earlier.get("id") == row.get("id") for _, earlier, _ in rows):
+            raise error(f"{path.name} line {number}: field id: repeated id {row.get('id')!r}")
+        rows.append((number, row, checked))
+    return rows

@@ -46,3 +46,27 @@ def test_read_json_refuses_files_that_are_not_utf8(tmp_path: Path) -> None:
         read_json(path)
     path.write_text('{"name": "Jürgen"}', encoding="utf-8")
     assert read_json(path) == {"name": "Jürgen"}
+
+
+def test_read_jsonl_names_file_line_and_field_and_refuses_repeated_ids(tmp_path: Path) -> None:
+    from pydantic import BaseModel, ConfigDict
+
+    from evidencedesk.strictjson import read_jsonl
+
+    class Row(BaseModel):
+        model_config = ConfigDict(extra="forbid", strict=True)
+        id: str
+        n: int
+
+    table = tmp_path / "rows.jsonl"
+    table.write_text('{"id": "a", "n": 1}\n\n{"id": "b", "n": 2}\n', encoding="utf-8")
+    assert [(line, row["id"], checked.n) for line, row, checked in read_jsonl(table, Row.model_validate, KeyError, "t")] \
+        == [(1, "a", 1), (3, "b", 2)]
+    for text, message in [('{"id": "a", "n": "1"}', "rows.jsonl line 1: field n:"), ("{not json", "line 1: not JSON"),
+                          ('{"id": "a", "n": 1}\n{"id": "a", "n": 2}', "line 2: field id: repeated id 'a'")]:
+        table.write_text(text, encoding="utf-8")
+        with pytest.raises(KeyError, match=message):
+            read_jsonl(table, Row.model_validate, KeyError, "t")
+    table.write_bytes(b"\xff")
+    with pytest.raises(KeyError, match=r"rows.jsonl: cannot read the t \(UnicodeDecodeError\)"):
+        read_jsonl(table, Row.model_validate, KeyError, "t")

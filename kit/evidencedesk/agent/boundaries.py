@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from evidencedesk.agent.approval import ApprovalDesk
 from evidencedesk.agent.checkpoint import Checkpoint, CheckpointError, decide, resume
@@ -26,7 +26,7 @@ from evidencedesk.agent.interrupt import Interrupt, InterruptibleAgent
 from evidencedesk.agent.loop import Decider, FixedPlan, ModelDecider, Run, RunBudget
 from evidencedesk.agent.scenarios import AGENT_DATA, TASKS, USERS, Expect, Limits, ScenarioError, lab
 from evidencedesk.agent.state import AWAITING, AgentState
-from evidencedesk.strictjson import parse_json
+from evidencedesk.strictjson import read_jsonl
 from evidencedesk.tools import Outbox
 
 Member = str | list[list[Any]]  # a FakeModel kind, or a fixed plan: a list of [tool, arguments] pairs
@@ -128,29 +128,11 @@ def load_rows(path: str | Path | None = None) -> list[dict[str, Any]]:
     Example: load_rows()[0]["id"] == "b01"
     """
     path = Path(path) if path is not None else AGENT_DATA / "boundaries.jsonl"
-    try:
-        lines = path.read_text(encoding="utf-8").split("\n")
-    except (OSError, ValueError) as exc:
-        raise ScenarioError(f"{path.name}: cannot read the table ({type(exc).__name__})") from exc
-    rows: list[dict[str, Any]] = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            row = parse_json(line)
-            checked = Row.model_validate(row)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            field = ".".join(str(part) for part in first["loc"]) or "row"
-            raise ScenarioError(f"{path.name} line {number}: field {field}: {first['msg']}") from exc
-        except ValueError as exc:
-            raise ScenarioError(f"{path.name} line {number}: not JSON ({exc})") from exc
+    rows = read_jsonl(path, Row.model_validate, ScenarioError, "table")
+    for number, _, checked in rows:
         if (checked.agent is None) == (checked.team is None):
             raise ScenarioError(f"{path.name} line {number}: field agent: give either agent or team")
-        if any(r["id"] == checked.id for r in rows):
-            raise ScenarioError(f"{path.name} line {number}: field id: repeated id {checked.id!r}")
-        rows.append(row)
-    return rows
+    return [row for _, row, _ in rows]
 
 
 class Played(NamedTuple):

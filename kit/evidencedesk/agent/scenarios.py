@@ -16,7 +16,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from evidencedesk import DATA_DIR
 from evidencedesk.agent.fakes import FakeModel
@@ -27,7 +27,7 @@ from evidencedesk.gate import ToolGate, default_policy
 from evidencedesk.helpdesk import DocumentStore, Outbox, TicketStore, default_registry
 from evidencedesk.llm import LLMClient
 from evidencedesk.security import Session
-from evidencedesk.strictjson import parse_json
+from evidencedesk.strictjson import read_jsonl
 from evidencedesk.tools import ToolRegistry
 from evidencedesk.usage import PLAIN_DECIMAL, Ledger, ManualClock, SlowClient
 
@@ -163,28 +163,7 @@ def load_scenarios(path: str | Path | None = None) -> list[dict[str, Any]]:
     Example: load_scenarios()[0]["id"] == "s01"
     """
     path = Path(path) if path is not None else AGENT_DATA / "scenarios.jsonl"
-    try:
-        lines = path.read_text(encoding="utf-8").split("\n")  # not splitlines(): JSON text may hold U+2028
-    except (OSError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
-        raise ScenarioError(f"{path.name}: cannot read the scenario table ({type(exc).__name__})") from exc
-    rows: list[dict[str, Any]] = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            row = parse_json(line)
-        except ValueError as exc:
-            raise ScenarioError(f"{path.name} line {number}: not JSON ({exc})") from exc
-        try:
-            Scenario.model_validate(row)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            field = ".".join(str(part) for part in first["loc"]) or "row"
-            raise ScenarioError(f"{path.name} line {number}: field {field}: {first['msg']}") from exc
-        if any(r["id"] == row["id"] for r in rows):
-            raise ScenarioError(f"{path.name} line {number}: field id: repeated id {row['id']!r}")
-        rows.append(row)
-    return rows
+    return [row for _, row, _ in read_jsonl(path, Scenario.model_validate, ScenarioError, "scenario table")]
 
 
 def run_scenario(row: dict[str, Any]) -> tuple[Run, Outbox]:
