@@ -161,7 +161,8 @@ def check_options(language: str, options: dict[str, str], code: str = "") -> Non
         if name not in OPTIONS:
             bare = " (a word without a value: option names hold letters, digits and underscores, so hl-lines reads " \
                    "as hl and lines; write hl_lines)" if value == name else ""
-            raise BlockError(f"unknown option {name}={value!r}{bare}; this site's blocks accept: {', '.join(OPTIONS)}")
+            accepted = ", ".join(n for n in OPTIONS if n not in REFUSED)
+            raise BlockError(f"unknown option {name}={value!r}{bare}; this site's blocks accept: {accepted}")
     checks: dict[str, Callable[[str], bool]] = {
         "id": lambda v: bool(ID.match(v)),
         "show": lambda v: v in SHOW,

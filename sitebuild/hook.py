@@ -194,7 +194,8 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
     if file_problem:
         report.problems.append(file_problem)
     results, second = plan.results()
-    verify(report, plan.blocks, results, approved_outputs, site.root)
+    # A page whose blocks could not be read keeps its approved outputs untouched: none of them is stale.
+    verify(report, plan.blocks, results, {} if plan.problems else approved_outputs, site.root)
     if site.mode == "accept" and not file_problem and not plan.problems:  # never approve what could not be read
         refuse_unstable(report, second)
         accept(report, approved_outputs, approved_file)

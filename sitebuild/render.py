@@ -16,6 +16,7 @@ Left out: running or verifying anything (verify.py); this module only draws.
 from __future__ import annotations
 
 import html
+import re
 
 import nh3
 from markdown_exec import MarkdownConverter
@@ -55,7 +56,8 @@ def failure_box(title: str, detail: str = "", md=None) -> str:
         language = "diff" if detail.startswith("--- approved") else "text"
         escaped = f"<pre><code>{html.escape(detail)}</code></pre>"
         body = code_box(md, detail, language, "") if md is not None else escaped
-    return f'<div class="admonition failure"><p class="admonition-title">{html.escape(title)}</p>{body}</div>\n'
+    title_html = re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(title))  # `make accept` as code
+    return f'<div class="admonition failure"><p class="admonition-title">{title_html}</p>{body}</div>\n'
 
 
 def _tabbed(key: str, first: tuple[str, str], second: tuple[str, str]) -> str:

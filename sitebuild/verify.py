@@ -20,7 +20,8 @@ from .runner import PageSession, Result, machine_values, run_bash
 
 MAX_OUTPUT_CHARS = 100_000  # far above any readable output; a bigger one is a mistake, not a page
 UNSTABLE = "printed something else on a second run, so it cannot be approved: make it deterministic"
-NO_OUTPUT = "printed nothing: a block must show something (does an excerpt's pattern still match?)"
+NO_OUTPUT = "printed nothing: a block must show something (a sed excerpt whose pattern no longer matches? a hidden " \
+    "check must print what it checked)"
 AFTER_FAILURE = "not approved: an earlier python block of this page failed ({}), so this block ran on a session " \
     "the page does not promise"
 UNAPPROVED = "has no approved output yet: check the output below, then run `make accept`"

@@ -535,3 +535,16 @@ def test_the_site_wide_timeout_must_be_a_second_at_least(make_site):
     site.write("mkdocs.yml", site.config.read_text() + "extra:\n  block_timeout: 0.5\n")
 
     assert "expected a number of seconds from 1 to 3600" in site.build().output
+
+
+def test_a_page_whose_fence_cannot_be_read_keeps_its_approved_outputs_and_says_only_that(make_site):
+    site = make_site({"index.md": page(fence("print('one')"), fence("print('two')"))})
+    assert site.accept().code == 0
+    before = site.approved()
+    site.page("index.md", page(fence("print('one')"), '```python exec="on" title="unclosed\nprint(\'two\')\n```\n'))
+
+    built, accepted = site.build(), site.accept()
+
+    assert built.code != 0 and "Markdown reads it as text" in built.output
+    assert "no longer on the page" not in built.output + accepted.output
+    assert site.approved() == before
