@@ -79,7 +79,6 @@ class Block:
         code: the block's code as it runs (Markdown's reading: nesting removed, tabs expanded).
         options: the fence's options, as written.
         key: the block's entry in the approved outputs (see module docstring).
-        shown: False when Markdown would show the fence as text (inside an indented code block).
     """
 
     index: int
@@ -88,7 +87,6 @@ class Block:
     code: str
     options: dict[str, str] = field(default_factory=dict)
     key: str = ""
-    shown: bool = True
 
     @property
     def label(self) -> str:
@@ -259,5 +257,5 @@ def page_blocks(markdown: str, make_markdown: Callable | None = None, line_offse
                 n += 1
                 key = f"{base}-{n}"
         used.add(key)
-        blocks.append(Block(index, line, language, fence.code, dict(fence.options), key, fence.shown))
+        blocks.append(Block(index, line, language, fence.code, dict(fence.options), key))
     return blocks

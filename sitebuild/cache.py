@@ -29,6 +29,8 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
+from pydantic import BaseModel, ConfigDict
+
 from sitebuild.blocks import Block
 from sitebuild.runner import Result, block_env
 
@@ -81,6 +83,23 @@ def page_key(blocks: list[Block], default_timeout: float, environment: str) -> s
     return hashlib.sha256(json.dumps([environment, signatures]).encode()).hexdigest()
 
 
+class _StoredResult(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    output: str
+    problem: str
+    exit_code: int
+    killed: list[str]
+
+
+class _Entry(BaseModel):
+    """One page's cache file, as put() writes it; anything else reads as a miss."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    page: str
+    key: str
+    results: list[_StoredResult]
+
+
 class OutputCache:
     """Last runs' results, one JSON file per page under folder.
 
@@ -97,15 +116,12 @@ class OutputCache:
     def get(self, page: str, key: str) -> list[Result] | None:
         """The results stored for page under key, or None (no entry, another key, or an unreadable file)."""
         try:
-            entry = json.loads(self._path(page).read_text(encoding="utf-8"))
-            if entry["page"] != page or entry["key"] != key:
-                return None
-            results = [Result(r["output"], r["problem"], r["exit_code"], tuple(r["killed"])) for r in entry["results"]]
-        except (OSError, ValueError, KeyError, TypeError):
+            entry = _Entry.model_validate_json(self._path(page).read_text(encoding="utf-8"))
+        except (OSError, ValueError):  # pydantic's ValidationError is a ValueError
             return None
-        well_formed = all(isinstance(r.output, str) and isinstance(r.problem, str) and isinstance(r.exit_code, int)
-                          and all(isinstance(k, str) for k in r.killed) for r in results)
-        return results if well_formed else None
+        if (entry.page, entry.key) != (page, key):
+            return None
+        return [Result(r.output, r.problem, r.exit_code, tuple(r.killed)) for r in entry.results]
 
     def put(self, page: str, key: str, results: list[Result]) -> None:
         """Store a page's results under key. The caller stores only runs in which every block passed."""

@@ -140,8 +140,12 @@ def _plain(src: str, language: str, class_name: str, options: dict, md: markdown
     return f"<pre><code>{html.escape(src)}</code></pre>"
 
 
+def _marker_text(n: int) -> str:
+    return f"sitebuild fence {n}"
+
+
 def _marker(n: int) -> str:
-    return f"<!-- sitebuild fence {n} -->"
+    return f"<!-- {_marker_text(n)} -->"
 
 
 OPENER = re.compile(r"^(?P<prefix>[ \t>]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
@@ -250,7 +254,7 @@ def discover(markdown: str, make_markdown: Callable[[], markdown_lib.Markdown] |
     with handling(record):
         html_text = (make_markdown or site_markdown())().convert(marked)
     comments = {c.strip() for c in re.findall(r"<!--(.*?)-->", html_text, re.S)}
-    fences = [replace(f, shown=_marker(n)[4:-3].strip() in comments) for n, f in enumerate(found, start=1)]
+    fences = [replace(f, shown=_marker_text(n) in comments) for n, f in enumerate(found, start=1)]
     read = {f.line for f in fences} | inside
     unrun, as_text = [], []
     for line, language in candidates.items():

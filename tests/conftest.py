@@ -5,8 +5,8 @@ strict), a docs/ folder of pages, optional files next to mkdocs.yml (modules its
 once accepted, a data/ folder of approved outputs. `Site.build()` runs `mkdocs build` and
 `Site.accept()` what `python -m sitebuild accept` runs, each inside this process (sitebuild.build:
 MkDocs and Material are imported once, blocks still run in fresh interpreters), returning the exit
-code and everything logged and printed. `build_command()` runs the real CLI in a subprocess, for
-the few tests that are about the command itself.
+code and everything logged and printed. `accept_command()` runs the real CLI in a subprocess, for
+the test that is about the command itself.
 """
 
 from __future__ import annotations
@@ -153,11 +153,6 @@ class Site:
         unknown = [a for a in args if a not in strict]
         assert not unknown, f"build() takes --strict or --no-strict, not {unknown}"
         return in_process(mode or "build", self.config, self.out, strict[args[-1]] if args else None)
-
-    def build_command(self, *args: str, mode: str | None = None) -> Run:
-        """`mkdocs build` of this site into self.out, as a subprocess running the real CLI."""
-        command = [sys.executable, "-m", "mkdocs", "build", "-f", str(self.config), "-d", str(self.out), *args]
-        return run_command(command, REPO_ROOT, subprocess_env(mode))
 
     def accept(self) -> Run:
         """What `python -m sitebuild accept -f <this site's mkdocs.yml>` runs, in this process."""

@@ -272,3 +272,13 @@ def test_outputs_with_carriage_returns_and_unicode_line_breaks_are_approved_once
 
     assert built.code == 0, built
     assert site.accept().output.strip() == "accept: nothing to rewrite, every approved output is current"
+
+
+def test_the_accept_command_approves_and_shows_failures_as_the_mkdocs_cli_does(make_site):
+    site = make_site({"index.md": page(fence("print('fine')"), fence("raise ValueError('broken')"))})
+
+    run = site.accept_command()
+
+    assert run.code != 0
+    assert "ERROR   -  verified-blocks: docs/index.md, block 2 (python, line 7)" in run.output
+    assert "raised ValueError: broken" in run.output and "accepted: docs/index.md, block 1" in run.output
