@@ -12,7 +12,7 @@ site: $(READY)  ## build the site into site/, running and verifying every block
 	$(BIN)/mkdocs build --strict
 
 test: $(READY)  ## pytest on kit/tests and tests/, including a strict build of the real site; one worker per CPU
-	PYTHONHASHSEED=0 $(BIN)/python -m pytest -n auto --dist loadfile
+	PYTHONHASHSEED=0 $(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder
 
 serve: $(READY)  ## live preview on http://127.0.0.1:8000 with fresh outputs on every save
 	$(BIN)/mkdocs serve --no-strict --dev-addr 127.0.0.1:8000

@@ -20,6 +20,7 @@ import os
 import re
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import textwrap
 import traceback
@@ -27,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import jinja2
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -94,6 +96,71 @@ def run_command(command: list[str], cwd: Path, env: dict[str, str]) -> Run:
     return Run(done.returncode, done.stdout)
 
 
+class MemoryBytecodeCache(jinja2.BytecodeCache):
+    """A Jinja bytecode cache kept in memory (Jinja ships only file and memcached ones)."""
+
+    def __init__(self) -> None:
+        self.codes: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        if bucket.key in self.codes:
+            bucket.bytecode_from_string(self.codes[bucket.key])
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self.codes[bucket.key] = bucket.bytecode_to_string()
+
+
+class TemplateCache:
+    """What every fixture build would redo for an unchanged installed theme, done once per test process.
+
+    A fixture build is mostly Material's start-up: compiling its Jinja templates and walking its
+    templates folder (some 14,000 icon files) for static files. Both are the same for every build of this
+    process while the installed packages do not change, so the tests keep them between builds:
+    - compiled templates in memory, as a Jinja bytecode cache (Jinja keys each entry by the template's
+      name and file and checks the checksum of its source, so an edited template is compiled again);
+    - the theme's file list, only for themes whose folders are all installed packages (a theme folder of
+      a fixture or of the repo, such as overrides/, is listed afresh on every build).
+    """
+
+    INSTALLED = Path(sysconfig.get_paths()["purelib"]).resolve()
+
+    def __init__(self) -> None:
+        self.bytecode = MemoryBytecodeCache()
+        self.listings: dict[tuple, list[str]] = {}
+
+    def install(self) -> None:
+        """Wrap mkdocs.theme.Theme.get_env (once) so each Jinja environment it makes uses this cache."""
+        from mkdocs.theme import Theme
+
+        if getattr(Theme.get_env, "template_cache", None) is self:
+            return
+        original = Theme.get_env
+
+        def get_env(theme):
+            env = original(theme)
+            env.bytecode_cache = self.bytecode
+            if all(Path(folder).resolve().is_relative_to(self.INSTALLED) for folder in theme.dirs):
+                env.list_templates = self.listing(env.list_templates, (*theme.dirs, *sorted(theme.static_templates)))
+            return env
+
+        get_env.template_cache = self
+        Theme.get_env = get_env
+
+    def listing(self, list_templates: Callable, theme_key: tuple) -> Callable:
+        def cached(extensions=None, filter_func=None):
+            # MkDocs's only filter (Files.add_files_from_theme) depends on nothing but the theme's
+            # static_templates, which are in theme_key
+            key = (theme_key, tuple(extensions or ()), getattr(filter_func, "__qualname__", None))
+            if key not in self.listings:
+                self.listings[key] = list_templates(extensions=extensions, filter_func=filter_func)
+            return list(self.listings[key])
+
+        return cached
+
+
+TEMPLATES = TemplateCache()
+
+
 def in_process(mode: str, config: Path, site_dir: Path, strict: bool | None = None, level: int = logging.INFO) -> Run:
     """Build a site in this process (sitebuild.build.build_site); capture what it logs and prints.
 
@@ -102,6 +169,7 @@ def in_process(mode: str, config: Path, site_dir: Path, strict: bool | None = No
     """
     from sitebuild.build import build_site
 
+    TEMPLATES.install()
     text = io.StringIO()
     handler = logging.StreamHandler(text)
     handler.setFormatter(logging.Formatter("%(levelname)-8s-  %(message)s"))
@@ -287,3 +355,24 @@ def real_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         return "" if result.returncode == 0 else result.stdout + result.stderr
 
     return once_per_run(tmp_path_factory, "real-site", make)
+
+
+# The order files start in ----------------------------------------------------------------------------
+
+LONG_CHAINS = ("real_site", "installed")  # the fixtures behind a long wait: the real build, the kit install
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Files that wait on a long chain first, then the others, the file with the most tests first.
+
+    `make test` runs pytest-xdist by file with --no-loadscope-reorder, so workers take files in this
+    order: the real build and the kit install start at once, on different workers, and the many short
+    fixture-site files fill the time around them. (By default xdist would order files by test count and
+    start the long chains last.) The order of tests within a file is unchanged.
+    """
+    files: dict[Path, list[pytest.Item]] = {}
+    for item in items:
+        files.setdefault(item.path, []).append(item)
+    chain = {path for path, found in files.items() if any(set(LONG_CHAINS) & set(i.fixturenames) for i in found)}
+    ordered = sorted(files, key=lambda path: (path not in chain, -len(files[path]) if path not in chain else 0))
+    items[:] = [item for path in ordered for item in files[path]]
