@@ -168,7 +168,7 @@ def kit_pyproject(repo_pyproject: str) -> str:
     repo = tomllib.loads(repo_pyproject)
     pytest_options = dict(repo.get("tool", {}).get("pytest", {}).get("ini_options", {}))
     pytest_options.pop("markers", None)  # the site's own markers
-    pytest_options["testpaths"] = [p for p in pytest_options.get("testpaths", ["kit/tests"]) if p.startswith("kit/")]
+    pytest_options["testpaths"] = ["kit/tests"]  # the site's own tests are not in the download
     header = (
         "# The EvidenceDesk teaching kit: the package evidencedesk (kit/evidencedesk), its synthetic data\n"
         "# (kit/data, read in place, so install it editable: pip install -e \".[test]\") and its tests (kit/tests).\n\n"

@@ -1,14 +1,17 @@
 """The kit download as a learner gets it: its README, LICENSE and pyproject.toml, a fresh install, and
 every page's shown blocks run in that install, giving the outputs the page shows.
 
-test_the_download_installs_into_a_fresh_venv_and_its_tests_pass does what the kit's README says, in a
-new virtual environment, offline: `pip install -e ".[test]"` from the unpacked archive, then
-`python -m pytest kit/tests`. Its packages come from this environment: each installed distribution
-the kit needs (pydantic, pytest and their dependencies, at the versions of requirements.lock) is
-packed back into a wheel, and pip installs from those wheels only (--no-index --find-links), with
-no pip configuration of this machine. To save the seconds of an isolated build environment, the
-build backend the kit's pyproject.toml names (setuptools) is unpacked next to the fresh venv and put
-on its path instead (--no-build-isolation); the editable build itself is the one a learner gets.
+The kit's tests run here, and only here, in `make test`. test_the_kit_tests_pass_in_a_fresh_install_of_the_download
+does what the kit's README says, in a new virtual environment, offline: `pip install -e ".[test]"`
+from the unpacked archive, then `python -m pytest kit/tests` once; it checks each test file's results
+(one test per file, showing what failed). In the repo, `python -m pytest kit/tests` runs them directly.
+
+The install's packages come from this environment: each installed distribution the kit needs
+(pydantic, pytest and their dependencies, at the versions of requirements.lock) is packed back into a
+wheel, and pip installs from those wheels only (--no-index --find-links), with no pip configuration of
+this machine. To save the seconds of an isolated build environment, the build backend the kit's
+pyproject.toml names (setuptools) is unpacked next to the fresh venv and put on its path instead
+(--no-build-isolation); the editable build itself is the one a learner gets.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import subprocess
 import sys
 import tomllib
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -206,27 +210,63 @@ COUNT_BLOCK = re.compile(r"python -m pytest ((?:kit/tests/\S+\.py ?)+)\| tail -n
 
 
 def run_kit_tests(kit: Path, python: Path, folder: Path) -> str:
-    """All the kit's tests, once, in the fresh install, with a JUnit report in folder: "" or the output."""
+    """All the kit's tests, once, in the fresh install, with a JUnit report in folder.
+
+    Returns "" when pytest ran them and wrote the report, whether or not they passed (each test file's
+    results are checked by test_the_kit_tests_pass_in_a_fresh_install_of_the_download), else pytest's output.
+    """
     tested = run([str(python), "-m", "pytest", "kit/tests", "-p", "no:cacheprovider",
                   f"--junitxml={folder / 'results.xml'}"], kit)
-    return "" if tested.returncode == 0 and re.search(r"\d+ passed", tested.stdout) else tested.stdout + tested.stderr
+    ran = tested.returncode in (0, 1) and (folder / "results.xml").is_file()  # 1: some tests failed
+    return "" if ran else f"exit code {tested.returncode}\n{tested.stdout}{tested.stderr}"
+
+
+@dataclass(frozen=True)
+class KitResults:
+    """The kit's tests as they ran in the fresh install: test ids that passed, and what went wrong, by file."""
+
+    passed: dict[str, list[str]]
+    problems: dict[str, list[str]]
+
+    def passed_in(self, files: list[str]) -> int:
+        return sum(len(self.passed.get(file, [])) for file in files)
+
+
+def file_of(classname: str) -> str:
+    """The test file of a JUnit classname: "kit.tests.test_agent_cli.TestX" -> "kit/tests/test_agent_cli.py"."""
+    parts = classname.split(".")
+    return "/".join(parts[: next(i for i, part in enumerate(parts) if part.startswith("test_")) + 1]) + ".py"
 
 
 @pytest.fixture(scope="session")
-def passed_per_file(installed, tmp_path_factory) -> dict[str, int]:
-    """How many kit tests passed in the fresh install, by test file (kit/tests/test_x.py)."""
+def kit_results(installed, tmp_path_factory) -> KitResults:
+    """The results of the one run of all the kit's tests in the fresh install (run_kit_tests), by test file."""
     folder = once_per_run(tmp_path_factory, "learner-kit-tests", lambda f: run_kit_tests(*installed, f))
-    counts: dict[str, int] = {}
+    results = KitResults({}, {})
     for case in ElementTree.parse(folder / "results.xml").iter("testcase"):
-        if not any(child.tag in ("failure", "error", "skipped") for child in case):
-            name = case.get("classname", "").split(".")
-            file = "/".join(name[: next(i for i, part in enumerate(name) if part.startswith("test_")) + 1]) + ".py"
-            counts[file] = counts.get(file, 0) + 1
-    return counts
+        file, name = file_of(case.get("classname", "")), case.get("name", "")
+        outcome = next((child for child in case if child.tag in ("failure", "error", "skipped")), None)
+        if outcome is None:
+            results.passed.setdefault(file, []).append(name)
+        else:
+            detail = outcome.get("message", "") + "\n" + (outcome.text or "")
+            results.problems.setdefault(file, []).append(f"{name}: {outcome.tag}\n{detail.strip()}")
+    return results
 
 
-def test_the_download_installs_into_a_fresh_venv_and_its_tests_pass(passed_per_file):
-    assert sum(passed_per_file.values()) > 0 and "kit/tests/test_usage.py" in passed_per_file
+KIT_TEST_FILES = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "kit" / "tests").glob("test_*.py"))
+
+
+@pytest.mark.parametrize("file", KIT_TEST_FILES)
+def test_the_kit_tests_pass_in_a_fresh_install_of_the_download(file, kit_results):
+    """The kit's tests run here, and only here, in `make test`: in the download, installed as its README says.
+
+    Every test of every file passes; none fails, errors or is skipped (a skipped test is a defect).
+    """
+    if kit_results.problems.get(file):
+        pytest.fail(f"{file}, in the download:\n\n" + "\n\n".join(kit_results.problems[file]), pytrace=False)
+    if not kit_results.passed.get(file):
+        pytest.fail(f"{file}: no test of it ran in the download", pytrace=False)
 
 
 # A learner who runs a page's shown blocks in the download --------------------------------------------
@@ -236,7 +276,7 @@ PAGES_WITH_BLOCKS = [p.src_uri for p in course_pages(CONFIG["nav"])
 
 
 @pytest.mark.parametrize("src_uri", PAGES_WITH_BLOCKS)
-def test_the_shown_blocks_of_a_page_print_in_the_download_what_the_page_shows(src_uri, installed, passed_per_file):
+def test_the_shown_blocks_of_a_page_print_in_the_download_what_the_page_shows(src_uri, installed, kit_results):
     """The page contract's promise: python blocks in one session, bash from the kit folder, in page order,
     only the blocks whose source the page shows (none that a learner cannot copy), in a fresh install."""
     kit, python = installed
@@ -253,7 +293,7 @@ def test_the_shown_blocks_of_a_page_print_in_the_download_what_the_page_shows(sr
                                           strict=True)}
     for block in counts:
         files = COUNT_BLOCK.fullmatch(block.code.strip()).group(1).split()
-        results[block.index] = Result(f"{sum(passed_per_file.get(f, 0) for f in files)} passed\n")
+        results[block.index] = Result(f"{kit_results.passed_in(files)} passed\n")
 
     differing = [
         f"{block.label}: {results[block.index].problem or 'prints something else'}\n"
