@@ -234,8 +234,15 @@ CHROME = """() => {
 }"""
 
 
-# The layout has settled once no CSS transition or animation runs (Material animates the search field).
-SETTLED = "() => document.getAnimations().every(a => a.playState !== 'running')"
+# The layout has settled once no CSS transition or animation runs (Material animates the search field, and
+# a resize starts transitions). Each is finished at once (its end state, as a reader sees it a moment later),
+# rather than waited for; one that cannot finish (an endless animation) keeps the wait going.
+SETTLED = """() => {
+  for (const animation of document.getAnimations()) {
+    try { animation.finish(); } catch (endless) {}
+  }
+  return document.getAnimations().every(a => a.playState !== 'running');
+}"""
 
 OPEN_EACH_BOX = """() => [...document.querySelectorAll("article details")].map((box) => {
   const summary = box.querySelector(":scope > summary");
