@@ -11,7 +11,7 @@ READY := $(VENV)/.ready
 site: $(READY)  ## build the site into site/, running and verifying every block
 	$(BIN)/mkdocs build --strict
 
-test: $(READY)  ## pytest on kit/tests and tests/, including a strict build of the real site; one worker per CPU
+test: $(READY)  ## pytest on tests/: the site, a strict build of the real site, the browser, and the kit's tests in a fresh install of the download; one worker per CPU, plus one
 	PYTHONHASHSEED=0 $(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder
 
 serve: $(READY)  ## live preview on http://127.0.0.1:8000 with fresh outputs on every save
@@ -25,6 +25,11 @@ $(READY): requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	@# pytest rewrites the asserts of its plugins' packages (Hypothesis, xdist) as it imports them and keeps the
+	@# result in __pycache__, which blocks never write (PYTHONDONTWRITEBYTECODE). Fill that cache once, here, with
+	@# a run that collects nothing (exit code 5): each `python -m pytest` block then starts in about 0.5 s, not 1.3 s.
+	mkdir -p $(VENV)/pytest-warmup
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest --collect-only -q -p no:cacheprovider $(VENV)/pytest-warmup >/dev/null || test $$? -eq 5
 	touch $(READY)
 
 clean:  ## remove the venv, the built site and the serve cache

@@ -357,7 +357,18 @@ def real_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return once_per_run(tmp_path_factory, "real-site", make)
 
 
-# The order files start in ----------------------------------------------------------------------------
+# How many workers, and the order files start in -------------------------------------------------------
+
+
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: unknown when xdist is off (-p no:xdist)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: one worker per CPU, plus one.
+
+    Two workers spend most of the run waiting on processes of their own (the real build's blocks, the
+    kit's install and tests), which keep the CPUs busy; the extra worker runs the short files meanwhile.
+    """
+    return (os.cpu_count() or 1) + 1
+
 
 LONG_CHAINS = ("real_site", "installed")  # the fixtures behind a long wait: the real build, the kit install
 

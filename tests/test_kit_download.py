@@ -165,8 +165,10 @@ def pack_wheel(name: str, folder: Path) -> Path:
 
 
 def run(command: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
-    env["PIP_CONFIG_FILE"] = os.devnull  # no pip.conf of this machine: no index, no find-links, no constraints
+    # a learner's shell: no pip configuration of this machine (no index, no find-links, no constraints), and
+    # Python writes its bytecode caches as usual (the replay's blocks, which never write them, then read them)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_") and k != "PYTHONDONTWRITEBYTECODE"}
+    env["PIP_CONFIG_FILE"] = os.devnull
     return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=INSTALL_TIMEOUT,
                           check=False)
 
