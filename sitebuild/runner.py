@@ -164,31 +164,45 @@ def _kill(process: subprocess.Popen) -> None:
     process.wait()
 
 
-def _leftovers(session_id: int, mark: str) -> list[tuple[int, str]]:
+def start_time(pid: int) -> int:
+    """When a process started, in clock ticks after boot (/proc/PID/stat, field 22); 0 where /proc cannot say."""
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
+    return 0
+
+
+def _leftovers(session_id: int, mark: str, since: int = 0) -> list[tuple[int, str]]:
     """(pid, name) of live processes in the session, or carrying mark in their environment (a process that
-    left the session with setsid still carries it); read from /proc, [] where there is none."""
+    left the session with setsid still carries it); read from /proc, [] where there is none.
+
+    since: the block's start_time; a process that started before it cannot be the block's, so its
+    environment is not read (with a browser running, most processes on the machine are such).
+    """
     found = []
     marker = f"{MARK_ENV}={mark}".encode()
-    for entry in Path("/proc").glob("[0-9]*") if Path("/proc/self/stat").exists() else []:
+    pids = [int(name) for name in os.listdir("/proc") if name.isdigit()] if os.path.exists("/proc/self/stat") else []
+    for pid in pids:
         with contextlib.suppress(OSError, ValueError, IndexError):
-            if int(entry.name) == os.getpid():
+            if pid == os.getpid():
                 continue
-            name, rest = (entry / "stat").read_text().rsplit(")", 1)
+            with open(f"/proc/{pid}/stat", "rb") as stat:
+                name, rest = stat.read().rsplit(b")", 1)
             fields = rest.split()
-            if fields[0] == "Z":
+            if fields[0] == b"Z" or int(fields[19]) < since:
                 continue
-            if int(fields[3]) == session_id or marker in (entry / "environ").read_bytes().split(b"\0"):
-                found.append((int(entry.name), name.split("(", 1)[1]))
+            if int(fields[3]) == session_id or marker in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0"):
+                found.append((pid, name.split(b"(", 1)[1].decode(errors="replace")))
     return found
 
 
-def kill_leftovers(session_id: int, mark: str) -> tuple[str, ...]:
+def kill_leftovers(session_id: int, mark: str, since: int = 0) -> tuple[str, ...]:
     """Kill what a block left running (see _leftovers); return their names, sorted.
 
     Args:
         session_id: the block's session (its shell's or interpreter's pid); mark: the block's MARK_ENV value.
+        since: when the block's first process started (start_time, read while it ran; 0: look at every process).
     """
-    left = _leftovers(session_id, mark)
+    left = _leftovers(session_id, mark, since)
     for pid, _ in left:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
@@ -231,14 +245,15 @@ def run_bash(code: str, root: Path, timeout: float, *, workdir: str = "", width:
             start_new_session=True,  # its own session and process group, so what it starts can be found
             umask=0o022,  # files it creates get the same modes on every machine
         )
+        started = start_time(process.pid)  # readable until the shell is waited for
         try:
             process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             _kill(process)
-            kill_leftovers(process.pid, mark)
+            kill_leftovers(process.pid, mark, started)
             raw, _ = read_capture(capture)
             return Result(captured(raw, root), f"timed out after {timeout:g} s", -9)
-        killed = kill_leftovers(process.pid, mark)
+        killed = kill_leftovers(process.pid, mark, started)
         raw, too_much = read_capture(capture)
         output = captured(raw, root)
     code_ = process.returncode
@@ -283,6 +298,7 @@ class PageSession:
             pass_fds=(req_read, rep_write),
             start_new_session=True,
         )
+        self._started = start_time(self._process.pid)
         os.close(req_read)
         os.close(rep_write)
 
@@ -343,7 +359,7 @@ class PageSession:
         if self._process is None:
             return
         _kill(self._process)
-        kill_leftovers(self._process.pid, self.mark)
+        kill_leftovers(self._process.pid, self.mark, self._started)
         for fd in (self._req, self._rep):
             with contextlib.suppress(OSError):
                 os.close(fd)
