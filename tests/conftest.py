@@ -357,6 +357,17 @@ def real_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return once_per_run(tmp_path_factory, "real-site", make)
 
 
+@pytest.fixture(scope="session")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The kit download installed in a fresh venv as its README says (tests/learner.py), once for the whole
+    run and shared by every worker: (the unpacked kit folder, the venv's python)."""
+    from sitebuild.gen_downloads import FOLDER
+    from tests.learner import install
+
+    folder = once_per_run(tmp_path_factory, "learner-kit", install)
+    return folder / FOLDER, folder / "venv" / "bin" / "python"
+
+
 # How many workers, and the order files start in -------------------------------------------------------
 
 
@@ -370,20 +381,30 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return (os.cpu_count() or 1) + 1
 
 
-LONG_CHAINS = ("real_site", "installed")  # the fixtures behind a long wait: the real build, the kit install
+# Files that start a long chain of work (the real build; the kit's install, then its tests) or wait on one
+# to do a lot of their own (the replay, once the install is there) start first, each on a worker of its own.
+# A file that only reads what a chain made (test_real_site.py reads the real build) starts last, when it no
+# longer has to wait.
+START_FIRST = ("tests/test_browser.py", "tests/test_kit_download.py", "tests/test_kit_replay.py")
+START_LAST = ("tests/test_real_site.py",)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Files that wait on a long chain first, then the others, the file with the most tests first.
+    """START_FIRST, then the other files, most site builds (the `site` mark) first, then START_LAST.
 
     `make test` runs pytest-xdist by file with --no-loadscope-reorder, so workers take files in this
-    order: the real build and the kit install start at once, on different workers, and the many short
-    fixture-site files fill the time around them. (By default xdist would order files by test count and
-    start the long chains last.) The order of tests within a file is unchanged.
+    order (by default xdist orders files by their number of tests, which starts the long chains last).
+    The order of tests within a file is unchanged.
     """
-    files: dict[Path, list[pytest.Item]] = {}
+    files: dict[str, list[pytest.Item]] = {}
     for item in items:
-        files.setdefault(item.path, []).append(item)
-    chain = {path for path, found in files.items() if any(set(LONG_CHAINS) & set(i.fixturenames) for i in found)}
-    ordered = sorted(files, key=lambda path: (path not in chain, -len(files[path]) if path not in chain else 0))
-    items[:] = [item for path in ordered for item in files[path]]
+        files.setdefault(item.nodeid.split("::")[0], []).append(item)
+
+    def rank(file: str) -> tuple[int, int]:
+        if file in START_FIRST:
+            return 0, START_FIRST.index(file)
+        if file in START_LAST:
+            return 2, START_LAST.index(file)
+        return 1, -sum(1 for item in files[file] if item.get_closest_marker("site"))
+
+    items[:] = [item for file in sorted(files, key=rank) for item in files[file]]

@@ -1,0 +1,146 @@
+"""The kit download as a learner gets it, installed the way its README says, for the tests that use it.
+
+install() unpacks the download and does what the kit's README says, in a new virtual environment,
+offline: `pip install -e ".[test]"` from the unpacked archive. Its packages come from this environment:
+each installed distribution the kit needs (pydantic, pytest and their dependencies, at the versions of
+requirements.lock) is packed back into a wheel, and pip installs from those wheels only (--no-index
+--find-links), with no pip configuration of this machine. To save the seconds of an isolated build
+environment, the build backend the kit's pyproject.toml names (setuptools) is unpacked next to the fresh
+venv and put on its path instead (--no-build-isolation); the editable build itself is the one a learner
+gets. conftest.installed makes one such install for the whole test run.
+
+The tests that use it: test_kit_download.py (the archive, the kit's own tests, the test counts pages show)
+and test_kit_replay.py (each page's shown blocks).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import importlib.metadata
+import io
+import os
+import re
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+from mkdocs.utils.meta import get_data
+from packaging.requirements import Requirement
+
+from sitebuild.approved import clean, diff, parse
+from sitebuild.blocks import Block, page_blocks
+from sitebuild.coursenav import course_pages, read_config
+from sitebuild.gen_downloads import FOLDER, kit_download
+from sitebuild.runner import Result
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG = read_config(ROOT / "mkdocs.yml")
+INSTALL_TIMEOUT = 300  # seconds: a bound on one pip or pytest run, never an assertion about its speed
+PAGES_WITH_BLOCKS = [p.src_uri for p in course_pages(CONFIG["nav"])
+                     if 'exec="on"' in (ROOT / "docs" / p.src_uri).read_text(encoding="utf-8")]
+# A test count block: `python -m pytest FILES | tail -n 1 | sed ...`, which prints "N passed".
+COUNT_BLOCK = re.compile(r"python -m pytest ((?:kit/tests/\S+\.py ?)+)\| tail -n 1 \| sed 's/ in \[0-9\.\]\*s//'")
+
+
+def needed(requirements: list[str], extras: tuple[str, ...] = ()) -> set[str]:
+    """The installed distributions that requirements need, dependencies included (markers evaluated here)."""
+    found: set[str] = set()
+    todo = [(Requirement(r), extras) for r in requirements]
+    while todo:
+        requirement, extra = todo.pop()
+        if requirement.marker and not any(requirement.marker.evaluate({"extra": e}) for e in (*extra, "")):
+            continue
+        dist = importlib.metadata.distribution(requirement.name)
+        name = dist.metadata["Name"]
+        if name.lower() in found:
+            continue
+        found.add(name.lower())
+        todo += [(Requirement(r), tuple(requirement.extras)) for r in dist.requires or []]
+    return found
+
+
+def pack_wheel(name: str, folder: Path) -> Path:
+    """Pack an installed distribution back into a wheel in folder (its files, a fresh RECORD)."""
+    dist = importlib.metadata.distribution(name)
+    info = next(f for f in dist.files if f.parts[0].endswith(".dist-info")).parts[0]
+    lines = dist.read_text("WHEEL").splitlines()
+    tags = [line.split(": ", 1)[1].split("-") for line in lines if line.startswith("Tag: ")]
+    # one name for all its tags: py2-none-any and py3-none-any make py2.py3-none-any
+    tag = "-".join(".".join(dict.fromkeys(part)) for part in zip(*tags, strict=True))
+    wheel = folder / f"{re.sub(r'[-_.]+', '_', dist.metadata['Name'])}-{dist.version}-{tag}.whl"
+    skip = {"RECORD", "INSTALLER", "REQUESTED", "direct_url.json"}
+    record = []
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_STORED) as out:
+        for file in dist.files:
+            if file.parts[0] == ".." or "__pycache__" in file.parts or (file.parts[0] == info and file.name in skip):
+                continue
+            data = Path(dist.locate_file(file)).read_bytes()
+            out.writestr(file.as_posix(), data)
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            record.append(f"{file.as_posix()},sha256={digest},{len(data)}")
+        out.writestr(f"{info}/RECORD", "\n".join([*record, f"{info}/RECORD,,"]) + "\n")
+    return wheel
+
+
+def run(command: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    # a learner's shell: no pip configuration of this machine (no index, no find-links, no constraints), and
+    # Python writes its bytecode caches as usual (the replay's blocks, which never write them, then read them)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_") and k != "PYTHONDONTWRITEBYTECODE"}
+    env["PIP_CONFIG_FILE"] = os.devnull
+    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=INSTALL_TIMEOUT,
+                          check=False)
+
+
+def install(folder: Path) -> str:
+    """Unpack the download into folder and install it as its README says, in a fresh venv: "" or why not."""
+    zipfile.ZipFile(io.BytesIO(kit_download(ROOT, CONFIG["nav"], ROOT / "docs", ""))).extractall(folder)
+    kit = folder / FOLDER
+    project = tomllib.loads((kit / "pyproject.toml").read_text(encoding="utf-8"))
+    wheels = folder / "wheels"
+    wheels.mkdir()
+    requirements = project["project"]["dependencies"] + project["project"]["optional-dependencies"]["test"]
+    for name in sorted(needed(requirements)):
+        pack_wheel(name, wheels)
+    venv = folder / "venv"
+    made = run([sys.executable, "-m", "venv", "--without-pip", str(venv)], folder)
+    if made.returncode:
+        return made.stderr
+    backend = folder / "build-backend"
+    for name in needed(project["build-system"]["requires"]):
+        zipfile.ZipFile(pack_wheel(name, folder)).extractall(backend)
+    site_packages = next((venv / "lib").glob("python3*/site-packages"))
+    (site_packages / "build-backend.pth").write_text(str(backend) + "\n", encoding="utf-8")
+    python = venv / "bin" / "python"
+    pip = [sys.executable, "-m", "pip", "--python", str(python), "--disable-pip-version-check", "--no-input"]
+    options = ["install", "--no-index", "--find-links", str(wheels), "--no-build-isolation"]
+    installed = run([*pip, *options, "-e", ".[test]"], kit)
+    if installed.returncode or "Successfully installed" not in installed.stdout or "pydantic" not in installed.stdout:
+        return installed.stdout + installed.stderr
+    return ""
+
+
+def count_files(block: Block) -> list[str] | None:
+    """The kit test files a test count block runs (see COUNT_BLOCK), or None for any other block."""
+    match = COUNT_BLOCK.fullmatch(block.code.strip()) if block.language == "bash" else None
+    return match.group(1).split() if match else None
+
+
+def shown_blocks(src_uri: str) -> tuple[list[Block], dict[str, str]]:
+    """A page's blocks whose source it shows (the ones a learner can copy), and its approved outputs by key."""
+    markdown, _ = get_data((ROOT / "docs" / src_uri).read_text(encoding="utf-8"))
+    shown = [block for block in page_blocks(markdown) if block.show == "all"]
+    approved = parse((ROOT / "data" / src_uri).with_suffix(".txt").read_text(encoding="utf-8"), src_uri)
+    return shown, approved
+
+
+def differences(src_uri: str, blocks: list[Block], results: list[Result], approved: dict[str, str]) -> list[str]:
+    """For each block whose result fails or prints other than its approved output: its label, why, and the diff."""
+    return [
+        f"{block.label}: {result.problem or 'prints something else'}\n"
+        + (diff(approved[block.key], result.output, src_uri) or result.output)
+        for block, result in zip(blocks, results, strict=True)
+        if result.problem or clean(result.output) != clean(approved[block.key])
+    ]
