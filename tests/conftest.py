@@ -375,8 +375,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """`-n auto`: one worker per CPU, plus one.
 
-    Two workers spend most of the run waiting on processes of their own (the real build's blocks, the
-    kit's install and tests), which keep the CPUs busy; the extra worker runs the short files meanwhile.
+    The workers on the long chains (START_FIRST) spend most of their time waiting on processes of their
+    own (the real build's blocks, the kit's install and tests), which keep the CPUs busy; one more worker
+    runs the short files meanwhile.
     """
     return (os.cpu_count() or 1) + 1
 
