@@ -15,6 +15,7 @@ from __future__ import annotations
 import html as html_lib
 import os
 import re
+from pathlib import Path
 
 import pytest
 
@@ -271,16 +272,22 @@ def test_a_background_process_neither_holds_the_block_nor_outlives_it(shown):
     kills = [line for line in built.output.splitlines() if "left running when its shell ended" in line]
     assert [line.split("verified-blocks: ")[1].split(": killed")[0] for line in kills] == [
         "docs/background.md, block 1 (bash, line 3)", "docs/background.md, block 2 (bash, line 8)"]
-    assert not [pid for pid, name in sleepers() if name == "sleep 30"], "a block's sleep 30 outlived the build"
+    assert not [pid for pid, name in sleepers(site.root) if name == "sleep 30"], "a block's sleep 30 outlived the build"
 
 
-def sleepers() -> list[tuple[int, str]]:
+def sleepers(root: Path) -> list[tuple[int, str]]:
+    """(pid, command line) of the live processes working in root: those a fixture site's blocks started.
+
+    Only root's, so that another test run on the same machine (its own fixture sites) cannot fail this one.
+    """
     found = []
-    for cmdline in os.scandir("/proc"):
-        if cmdline.name.isdigit():
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
             try:
-                with open(f"/proc/{cmdline.name}/cmdline", "rb") as f:
-                    found.append((int(cmdline.name), f.read().replace(b"\0", b" ").decode().strip()))
+                if not Path(os.readlink(f"/proc/{entry.name}/cwd")).is_relative_to(root):
+                    continue
+                with open(f"/proc/{entry.name}/cmdline", "rb") as f:
+                    found.append((int(entry.name), f.read().replace(b"\0", b" ").decode().strip()))
             except OSError:
                 continue
     return found
@@ -467,9 +474,9 @@ def test_bidirectional_controls_in_an_output_are_shown_as_escapes(hardened):
 
 
 def test_a_process_that_leaves_the_session_is_still_killed_and_named(hardened):
-    _, built = hardened
+    site, built = hardened
 
-    assert not [cmd for _, cmd in sleepers() if cmd in ("sleep 301", "sleep 302", "sleep 303")]
+    assert not [cmd for _, cmd in sleepers(site.root) if cmd in ("sleep 301", "sleep 302", "sleep 303")]
     kill = next(line for line in built.output.splitlines() if "docs/escapes.md, block 1" in line and "killed" in line)
     assert "killed 2 process(es)" in kill
 
