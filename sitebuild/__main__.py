@@ -48,17 +48,18 @@ def bench(docs: Path, root: Path, runs: int) -> None:
 
     Example: bench(Path("docs"), Path("."), 3)  # prints "docs/index.md  2 blocks  min 0.41 s  max 0.45 s"
     """
-    for path in sorted(docs.rglob("*.md")):
-        blocks = page_blocks(path.read_text(encoding="utf-8"))
+    pages = [(path.relative_to(root).as_posix(), page_blocks(path.read_text(encoding="utf-8")))
+             for path in sorted(docs.rglob("*.md"))]
+    width = max((len(name) for name, blocks in pages if blocks), default=0)  # one column for every page name
+    for name, blocks in pages:
         if not blocks:
             continue
-        name = path.relative_to(root).as_posix()
         seconds = []
         for _ in range(runs):
             start = time.perf_counter()  # a benchmark may read the clock; pages never do
             run_blocks(blocks, root, name, 600)
             seconds.append(time.perf_counter() - start)
-        print(f"{name:<50} {len(blocks):>3} blocks  min {min(seconds):6.2f} s  max {max(seconds):6.2f} s")
+        print(f"{name:<{width}} {len(blocks):>3} blocks  min {min(seconds):6.2f} s  max {max(seconds):6.2f} s")
 
 
 def _log_to_stderr() -> None:
