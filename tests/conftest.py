@@ -330,7 +330,7 @@ def once_per_run(tmp_path_factory: pytest.TempPathFactory, name: str, make: Call
     """A folder made once for the whole test run and shared by pytest-xdist's workers.
 
     The first worker to ask runs make(folder) under a lock, and the others wait and get the same folder;
-    make returns "" when it succeeded, else why not, and every worker that asks then fails with that.
+    make returns "" when it succeeded, else why not (or raises), and every worker that asks then fails with that.
     """
     shared = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
@@ -340,7 +340,11 @@ def once_per_run(tmp_path_factory: pytest.TempPathFactory, name: str, make: Call
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not record.exists():
             folder.mkdir(exist_ok=True)
-            record.write_text(json.dumps(make(folder)), encoding="utf-8")
+            try:
+                problem = make(folder)
+            except Exception:  # noqa: BLE001 - every worker that asks fails with it, instead of trying again
+                problem = traceback.format_exc()
+            record.write_text(json.dumps(problem), encoding="utf-8")
     problem = json.loads(record.read_text(encoding="utf-8"))
     assert not problem, problem
     return folder

@@ -16,6 +16,7 @@ and test_kit_replay.py (each page's shown blocks).
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import importlib.metadata
 import io
@@ -35,6 +36,7 @@ from sitebuild.blocks import Block, page_blocks
 from sitebuild.coursenav import course_pages, read_config
 from sitebuild.gen_downloads import FOLDER, kit_download
 from sitebuild.runner import Result
+from sitebuild.verify import expected_exit
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = read_config(ROOT / "mkdocs.yml")
@@ -129,18 +131,23 @@ def count_files(block: Block) -> list[str] | None:
 
 
 def shown_blocks(src_uri: str) -> tuple[list[Block], dict[str, str]]:
-    """A page's blocks whose source it shows (the ones a learner can copy), and its approved outputs by key."""
-    markdown, _ = get_data((ROOT / "docs" / src_uri).read_text(encoding="utf-8"))
-    shown = [block for block in page_blocks(markdown) if block.show == "all"]
+    """A page's blocks whose source it shows (the ones a learner can copy), each with the code as the page
+    shows it (lines marked `# markdown-exec: hide` left out), and its approved outputs by key."""
+    source = (ROOT / "docs" / src_uri).read_text(encoding="utf-8")
+    markdown, _ = get_data(source)
+    offset = source[: len(source) - len(markdown)].count("\n") if source.endswith(markdown) else 0  # front matter
+    shown = [dataclasses.replace(block, code=block.shown_code)
+             for block in page_blocks(markdown, line_offset=offset) if block.show == "all"]
     approved = parse((ROOT / "data" / src_uri).with_suffix(".txt").read_text(encoding="utf-8"), src_uri)
     return shown, approved
 
 
 def differences(src_uri: str, blocks: list[Block], results: list[Result], approved: dict[str, str]) -> list[str]:
-    """For each block whose result fails or prints other than its approved output: its label, why, and the diff."""
+    """For each block whose result fails (its returncode option applied) or prints other than its approved
+    output: its label, why, and the diff."""
     return [
-        f"{block.label}: {result.problem or 'prints something else'}\n"
+        f"{block.label}: {expected_exit(block, result) or 'prints something else'}\n"
         + (diff(approved[block.key], result.output, src_uri) or result.output)
         for block, result in zip(blocks, results, strict=True)
-        if result.problem or clean(result.output) != clean(approved[block.key])
+        if expected_exit(block, result) or clean(result.output) != clean(approved[block.key])
     ]

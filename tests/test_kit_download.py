@@ -126,9 +126,13 @@ class KitResults:
 
 
 def file_of(classname: str) -> str:
-    """The test file of a JUnit classname: "kit.tests.test_agent_cli.TestX" -> "kit/tests/test_agent_cli.py"."""
+    """The test file of a JUnit classname: "kit.tests.sub.test_x.TestY" -> "kit/tests/sub/test_x.py", the
+    longest leading part of it that names a file of the kit (the classname itself where none does)."""
     parts = classname.split(".")
-    return "/".join(parts[: next(i for i, part in enumerate(parts) if part.startswith("test_")) + 1]) + ".py"
+    for end in range(len(parts), 0, -1):
+        if (ROOT / ("/".join(parts[:end]) + ".py")).is_file():
+            return "/".join(parts[:end]) + ".py"
+    return classname
 
 
 @pytest.fixture(scope="session")
@@ -147,7 +151,14 @@ def kit_results(installed, tmp_path_factory) -> KitResults:
     return results
 
 
-KIT_TEST_FILES = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "kit" / "tests").glob("test_*.py"))
+# the files pytest collects in kit/tests by default, in any folder below it
+KIT_TEST_FILES = sorted({p.relative_to(ROOT).as_posix() for pattern in ("test_*.py", "*_test.py")
+                         for p in (ROOT / "kit" / "tests").rglob(pattern)})
+
+
+def test_every_kit_test_that_ran_in_the_download_belongs_to_a_checked_file(kit_results):
+    ran = set(kit_results.passed) | set(kit_results.problems)
+    assert ran <= set(KIT_TEST_FILES), f"tests ran that no per-file check looks at: {sorted(ran - set(KIT_TEST_FILES))}"
 
 
 @pytest.mark.parametrize("file", KIT_TEST_FILES)
