@@ -200,6 +200,15 @@ def check_options(language: str, options: dict[str, str], code: str = "") -> Non
                              "its list: annotate a plain fence of the same code instead")
 
 
+def front_matter_lines(source: str, markdown: str) -> int:
+    """How many lines of a page file's source come before its Markdown (the front matter MkDocs strips).
+
+    Args: source: the whole file's text; markdown: its text after front matter. Returns 0 when source does
+    not end with markdown. Example: front_matter_lines("---\ntitle: A\n---\n# A\n", "# A\n") == 3
+    """
+    return source[: len(source) - len(markdown)].count("\n") if source.endswith(markdown) else 0
+
+
 def page_blocks(markdown: str, make_markdown: Callable | None = None, line_offset: int = 0) -> list[Block]:
     """The executed blocks of a page, keyed, in page order, as Markdown reads them.
 

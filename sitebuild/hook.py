@@ -43,7 +43,7 @@ from mkdocs.plugins import get_plugin_logger  # noqa: E402
 from mkdocs.utils.meta import get_data  # noqa: E402
 
 from sitebuild import approved, cache, crosslinks, fences, render  # noqa: E402
-from sitebuild.blocks import Block, BlockError, page_blocks  # noqa: E402
+from sitebuild.blocks import Block, BlockError, front_matter_lines, page_blocks  # noqa: E402
 from sitebuild.runner import Result  # noqa: E402
 from sitebuild.verify import PageReport, accept, refuse_unstable, run_blocks, verify  # noqa: E402
 
@@ -99,9 +99,8 @@ class SiteState:
     def plan(self, src_uri: str, markdown: str, source: str) -> PagePlan:
         """Find a page's blocks and queue their run (or take it from the cache in serve mode)."""
         page_path = self.rel(self.docs_dir / src_uri)
-        offset = source[: len(source) - len(markdown)].count("\n") if source.endswith(markdown) else 0
         try:
-            blocks, problems = page_blocks(markdown, self.make_markdown, offset), []
+            blocks, problems = page_blocks(markdown, self.make_markdown, front_matter_lines(source, markdown)), []
         except BlockError as error:
             blocks, problems = [], [str(error)]
         key = cache.page_key(blocks, self.timeout, self.environment) if self.cache else ""

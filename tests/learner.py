@@ -32,7 +32,7 @@ from mkdocs.utils.meta import get_data
 from packaging.requirements import Requirement
 
 from sitebuild.approved import clean, diff, parse
-from sitebuild.blocks import Block, page_blocks
+from sitebuild.blocks import Block, front_matter_lines, page_blocks
 from sitebuild.coursenav import course_pages, read_config
 from sitebuild.gen_downloads import FOLDER, kit_download
 from sitebuild.runner import Result
@@ -135,9 +135,9 @@ def shown_blocks(src_uri: str) -> tuple[list[Block], dict[str, str]]:
     shows it (lines marked `# markdown-exec: hide` left out), and its approved outputs by key."""
     source = (ROOT / "docs" / src_uri).read_text(encoding="utf-8")
     markdown, _ = get_data(source)
-    offset = source[: len(source) - len(markdown)].count("\n") if source.endswith(markdown) else 0  # front matter
     shown = [dataclasses.replace(block, code=block.shown_code)
-             for block in page_blocks(markdown, line_offset=offset) if block.show == "all"]
+             for block in page_blocks(markdown, line_offset=front_matter_lines(source, markdown))
+             if block.show == "all"]
     approved = parse((ROOT / "data" / src_uri).with_suffix(".txt").read_text(encoding="utf-8"), src_uri)
     return shown, approved
 
@@ -145,9 +145,10 @@ def shown_blocks(src_uri: str) -> tuple[list[Block], dict[str, str]]:
 def differences(src_uri: str, blocks: list[Block], results: list[Result], approved: dict[str, str]) -> list[str]:
     """For each block whose result fails (its returncode option applied) or prints other than its approved
     output: its label, why, and the diff."""
-    return [
-        f"{block.label}: {expected_exit(block, result) or 'prints something else'}\n"
-        + (diff(approved[block.key], result.output, src_uri) or result.output)
-        for block, result in zip(blocks, results, strict=True)
-        if expected_exit(block, result) or clean(result.output) != clean(approved[block.key])
-    ]
+    found = []
+    for block, result in zip(blocks, results, strict=True):
+        problem = expected_exit(block, result)
+        if problem or clean(result.output) != clean(approved[block.key]):
+            changes = diff(approved[block.key], result.output, src_uri) or result.output
+            found.append(f"{block.label}: {problem or 'prints something else'}\n{changes}")
+    return found
