@@ -28,6 +28,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,6 +46,8 @@ CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # what is left: 
 BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")  # reorder text on screen: shown as \\uNNNN
 CAPTURE_LIMIT = 1_000_000  # bytes of a block's output read back; more is refused unread (see read_capture)
 MARK_ENV = "SITEBUILD_BLOCK"  # names the block in its processes' environment, so leftovers can be found
+PF_KTHREAD = 0x00200000  # a flag of /proc/PID/stat: a kernel thread, which has no environment to read
+SETTLE_POLLS = 250  # times 2 ms: a bound on waiting for a process to finish an exec, never an assertion about speed
 # The block environment: what passes through from the builder, and what the site fixes.
 PASSED_THROUGH = ("HOME", "TMPDIR", "TEMP", "TMP", "SYSTEMROOT")
 FIXED_ENV = {
@@ -167,7 +170,7 @@ def _kill(process: subprocess.Popen) -> None:
 def start_time(pid: int) -> int:
     """When a process started, in clock ticks after boot (/proc/PID/stat, field 22); 0 where /proc cannot say."""
     with contextlib.suppress(OSError, ValueError, IndexError):
-        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
+        return int(_stat(pid)[1][19])
     return 0
 
 
@@ -177,22 +180,48 @@ def _leftovers(session_id: int, mark: str, since: int = 0) -> list[tuple[int, st
 
     since: the block's start_time; a process that started before it cannot be the block's, so its
     environment is not read (with a browser running, most processes on the machine are such).
+    A process in the middle of an exec has left the session (setsid) and shows an empty environment until
+    the new program's is set up, so a busy machine can catch one there; such a process is read again, every
+    2 ms, until its environment shows (SETTLE_POLLS bounds the wait, for one that really has none).
     """
-    found = []
+    found, unsettled = [], []
     marker = f"{MARK_ENV}={mark}".encode()
     pids = [int(name) for name in os.listdir("/proc") if name.isdigit()] if os.path.exists("/proc/self/stat") else []
     for pid in pids:
         with contextlib.suppress(OSError, ValueError, IndexError):
             if pid == os.getpid():
                 continue
-            with open(f"/proc/{pid}/stat", "rb") as stat:
-                name, rest = stat.read().rsplit(b")", 1)
-            fields = rest.split()
-            if fields[0] == b"Z" or int(fields[19]) < since:
+            name, fields = _stat(pid)
+            if fields[0] == b"Z" or int(fields[19]) < since or int(fields[6]) & PF_KTHREAD:
                 continue
-            if int(fields[3]) == session_id or marker in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0"):
-                found.append((pid, name.split(b"(", 1)[1].decode(errors="replace")))
+            if int(fields[3]) == session_id:
+                found.append((pid, name))
+                continue
+            environment = Path(f"/proc/{pid}/environ").read_bytes()
+            if marker in environment.split(b"\0"):
+                found.append((pid, name))
+            elif not environment:
+                unsettled.append(pid)
+    for _ in range(SETTLE_POLLS):
+        if not unsettled:
+            break
+        time.sleep(0.002)
+        for pid in list(unsettled):
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                environment = Path(f"/proc/{pid}/environ").read_bytes()
+                if not environment and _stat(pid)[1][0] != b"Z":
+                    continue  # still in its exec
+                if marker in environment.split(b"\0"):
+                    found.append((pid, _stat(pid)[0]))  # named after the exec: the program it now runs
+            unsettled.remove(pid)
     return found
+
+
+def _stat(pid: int) -> tuple[str, list[bytes]]:
+    """A process's name and the fields of /proc/PID/stat after it (fields[0] is field 3, the state)."""
+    with open(f"/proc/{pid}/stat", "rb") as stat:
+        name, rest = stat.read().rsplit(b")", 1)
+    return name.split(b"(", 1)[1].decode(errors="replace"), rest.split()
 
 
 def kill_leftovers(session_id: int, mark: str, since: int = 0) -> tuple[str, ...]:
