@@ -196,23 +196,37 @@ def _leftovers(session_id: int, mark: str, since: int = 0) -> list[tuple[int, st
                 continue
             if int(fields[3]) == session_id:
                 found.append((pid, name))
-                continue
-            environment = Path(f"/proc/{pid}/environ").read_bytes()
-            if marker in environment.split(b"\0"):
-                found.append((pid, name))
-            elif not environment:
+            elif (carries := _carries(pid, marker)) is None:
                 unsettled.append(pid)
+            elif carries:
+                found.append((pid, name))
+    return found + _settle(unsettled, marker)
+
+
+def _carries(pid: int, marker: bytes) -> bool | None:
+    """Whether a process's environment holds marker; None while it shows no environment (in an exec)."""
+    environment = Path(f"/proc/{pid}/environ").read_bytes()
+    return marker in environment.split(b"\0") if environment else None
+
+
+def _settle(unsettled: list[int], marker: bytes) -> list[tuple[int, str]]:
+    """(pid, name) of the processes seen in an exec that, once their environment shows, carry marker.
+
+    Each is read again every 2 ms until its environment shows, it ends, or SETTLE_POLLS run out.
+    """
+    found = []
     for _ in range(SETTLE_POLLS):
         if not unsettled:
             break
         time.sleep(0.002)
         for pid in list(unsettled):
             with contextlib.suppress(OSError, ValueError, IndexError):
-                environment = Path(f"/proc/{pid}/environ").read_bytes()
-                if not environment and _stat(pid)[1][0] != b"Z":
+                carries = _carries(pid, marker)
+                name, fields = _stat(pid)  # read after the exec: named after the program it now runs
+                if carries is None and fields[0] != b"Z":
                     continue  # still in its exec
-                if marker in environment.split(b"\0"):
-                    found.append((pid, _stat(pid)[0]))  # named after the exec: the program it now runs
+                if carries:
+                    found.append((pid, name))
             unsettled.remove(pid)
     return found
 
