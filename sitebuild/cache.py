@@ -67,7 +67,7 @@ def environment_digest(root: Path, inputs: list[str] | tuple[str, ...], default_
     """
     digest = hashlib.sha256()
     digest.update(f"{sys.version}\n{sys.executable}\n{default_timeout!r}\n".encode())
-    digest.update(json.dumps(sorted(block_env(root).items())).encode())
+    digest.update(json.dumps(sorted(block_env(root, scratch=Path("<scratch>")).items())).encode())
     sources = [(root, root / name) for name in sorted(inputs)] + [(MACHINERY.parent, MACHINERY)]
     for base, path in sources:
         digest.update(f"\0input {path.relative_to(base).as_posix() if path.is_relative_to(base) else path}\0".encode())

@@ -23,6 +23,8 @@ Left out: running blocks in the MkDocs process, which would keep kit modules cac
 
 from __future__ import annotations
 
+import contextlib
+import json
 import logging
 import os
 import re
@@ -44,6 +46,7 @@ from mkdocs.utils.meta import get_data  # noqa: E402
 
 from sitebuild import approved, cache, crosslinks, fences, render  # noqa: E402
 from sitebuild.blocks import Block, BlockError, front_matter_lines, page_blocks  # noqa: E402
+from sitebuild.guard import WROTE, WriteGuard  # noqa: E402
 from sitebuild.runner import Result  # noqa: E402
 from sitebuild.verify import PageReport, accept, refuse_unstable, run_blocks, verify  # noqa: E402
 
@@ -92,6 +95,8 @@ class SiteState:
     problems: list[str] = field(default_factory=list)
     warnings: list[str] | None = None  # in serve mode: MkDocs' own warnings (links, anchors), to show on pages
     destinations: dict[str, str] = field(default_factory=dict)  # page src_uri -> its built HTML file
+    guard: WriteGuard | None = None  # the files a block must not change (guard.py)
+    wrote: list[str] = field(default_factory=list)  # pages whose blocks wrote into guarded files, this build
 
     def rel(self, path: Path) -> str:
         return path.resolve().relative_to(self.root).as_posix()
@@ -110,14 +115,34 @@ class SiteState:
             done.set_result((stored, None))
             return PagePlan(markdown, blocks, problems, done, reused=True)
         twice = self.mode == "accept"
-        run = self.pool.submit(_run_page, blocks, self.root, page_path, self.timeout, twice)
+        run = self.pool.submit(_run_page, blocks, self.root, page_path, self.timeout, twice, self.guard)
         return PagePlan(markdown, blocks, problems, run, cache_key=key)
 
 
-def _run_page(blocks: list[Block], root: Path, page: str, timeout: float, twice: bool):
+def _run_page(blocks: list[Block], root: Path, page: str, timeout: float, twice: bool, guard: WriteGuard | None):
     """A pool task: run a page's blocks once (twice in accept mode, one run after the other)."""
-    first = run_blocks(blocks, root, page, timeout)
-    return first, (run_blocks(blocks, root, page, timeout) if twice else None)
+    first = run_blocks(blocks, root, page, timeout, guard=guard)
+    return first, (run_blocks(blocks, root, page, timeout, guard=guard) if twice else None)
+
+
+WRITES_FILE = "writes.json"  # in the serve cache: the pages whose blocks wrote into guarded files last rebuild
+
+
+def _protected(config, root: Path, data_dir: Path, inputs: list[str]) -> list[Path]:
+    """What a block must not change: the pages, the approved outputs, mkdocs.yml, the watched folders, the inputs."""
+    paths = [Path(config.docs_dir), data_dir, Path(config.config_file_path), *map(Path, config.watch or []),
+             *(root / name for name in inputs)]
+    return sorted({p.resolve() for p in paths if p.exists()})
+
+
+def _remember_writes(site: SiteState) -> list[str]:
+    """Serve mode: record which pages wrote into guarded files this rebuild; return those of the rebuild before."""
+    path = site.root / cache.FOLDER / WRITES_FILE
+    try:
+        before = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
+    except (OSError, ValueError):
+        before = []
+    return before if isinstance(before, list) else []
 
 
 _site: SiteState | None = None
@@ -166,6 +191,7 @@ def on_files(files, config):
     site.cache = cache.OutputCache(site.root / cache.FOLDER)  # every build stores what passed, so serve starts warm
     site.environment = cache.environment_digest(site.root, site.inputs, site.timeout)
     site.reuse = site.mode == "serve" or os.environ.get(cache.REUSE_ENV) == "1"
+    site.guard = WriteGuard(site.root, _protected(config, site.root, site.data_dir, site.inputs))
     for file in files.documentation_pages():
         try:
             source = file.content_string
@@ -197,9 +223,17 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
     verify(report, plan.blocks, results, {} if plan.problems else approved_outputs, site.root)
     if site.mode == "accept" and not file_problem and not plan.problems:  # never approve what could not be read
         refuse_unstable(report, second)
+        site.guard.own.add(report.approved_file)  # the build's own write, not a block's
         accept(report, approved_outputs, approved_file)
     if site.mode != "accept" and not plan.reused and plan.blocks and all(o.run_ok for o in report.outcomes):
         site.cache.put(page_path, plan.cache_key, results)
+    if not plan.reused and any(r.problem.startswith(WROTE) for r in results):
+        site.wrote.append(page_path)
+        if site.mode == "serve" and page_path in _remember_writes(site):
+            # It wrote last rebuild too, which started this one: keep this failing run under the key the next
+            # rebuild will compute (the files as the block left them), so serve shows it instead of looping.
+            after = cache.environment_digest(site.root, site.inputs, site.timeout)
+            site.cache.put(page_path, cache.page_key(plan.blocks, site.timeout, after), results)
     fences.set_handler(_render_fence)
     return markdown
 
@@ -313,6 +347,11 @@ def on_post_build(config) -> None:
              f"{site.jobs} at a time")
     if site.warnings is not None:
         _show_link_warnings(site)
+    if site.mode == "serve":
+        writes = site.root / cache.FOLDER / WRITES_FILE
+        with contextlib.suppress(OSError):
+            writes.parent.mkdir(parents=True, exist_ok=True)
+            writes.write_text(json.dumps(sorted(site.wrote)), encoding="utf-8")
     expected = {approved.approved_path(site.data_dir, src).resolve() for src in site.reports}
     changes = [c for r in site.reports.values() for c in r.changes]
     for path in sorted(site.data_dir.rglob("*.txt")) if site.data_dir.is_dir() else []:

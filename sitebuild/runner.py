@@ -8,8 +8,8 @@ folder comes first on PATH, so `python -m pytest` in a bash block runs the site'
 
 An output is plain text: terminal escape sequences (colours) are removed, other control
 characters are written as \\xNN. It never holds the build machine's paths: the repo root becomes
-relative, and an output that still holds a machine-specific value (an absolute path of this
-machine, a memory address) is reported as a problem, since it would differ on the next machine.
+relative; an output that still holds a machine-specific value is reported by verify.py (leaks.py),
+and the builder's secrets are removed from it as it is read (leaks.redact).
 
 A bash block ends when its shell ends: processes it left running are killed then, and named.
 
@@ -32,8 +32,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from sitebuild.leaks import redact
+
 WORKER = Path(__file__).with_name("worker.py")
-MEMORY_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
 # Terminal escape sequences: CSI (colours, cursor moves), OSC (titles, hyperlinks), and two-byte ones.
 ESCAPES = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves
@@ -85,16 +86,31 @@ class Result:
     killed: tuple[str, ...] = ()
 
 
-def block_env(root: Path, python: str | None = None) -> dict[str, str]:
+def scratch_env(scratch: Path) -> dict[str, str]:
+    """Where the tools blocks run keep their caches: a scratch folder of the run, never a folder of the site.
+
+    Hypothesis keeps its example database under scratch (HYPOTHESIS_STORAGE_DIRECTORY, read by
+    hypothesis.configuration), so a page's run starts with none and writes nothing `make serve` watches;
+    pytest runs without its cache plugin (PYTEST_ADDOPTS), so it writes no .pytest_cache; Python writes no
+    bytecode (FIXED_ENV's PYTHONDONTWRITEBYTECODE).
+
+    Example: scratch_env(Path("/tmp/s"))["HYPOTHESIS_STORAGE_DIRECTORY"] == "/tmp/s/hypothesis"
+    """
+    return {"HYPOTHESIS_STORAGE_DIRECTORY": str(scratch / "hypothesis"), "PYTEST_ADDOPTS": "-p no:cacheprovider"}
+
+
+def block_env(root: Path, python: str | None = None, scratch: Path | None = None) -> dict[str, str]:
     """The environment every block runs in, built from scratch (see FIXED_ENV and PASSED_THROUGH).
 
     Args:
         root: the folder the block runs in; it becomes PWD.
         python: the interpreter blocks use (default: this one); its folder comes first on PATH.
+        scratch: the run's scratch folder, where tools keep their caches (scratch_env); None: no such variables
+            (the tools keep their caches where they run).
 
     Returns:
         PATH with this Python's bin folder first, VIRTUAL_ENV when the site runs in a venv, the passed-through
-        variables that are set, and FIXED_ENV. Nothing else of the builder's environment reaches a block.
+        variables that are set, FIXED_ENV and scratch_env. Nothing else of the builder's environment reaches a block.
 
     Example: block_env(Path("."))["TZ"] == "UTC"
     """
@@ -106,6 +122,8 @@ def block_env(root: Path, python: str | None = None) -> dict[str, str]:
     elif sys.prefix != sys.base_prefix:
         env["VIRTUAL_ENV"] = sys.prefix
     env.update(FIXED_ENV, PWD=str(root))
+    if scratch is not None:
+        env.update(scratch_env(scratch))
     return env
 
 
@@ -139,26 +157,9 @@ def read_capture(capture) -> tuple[bytes, str]:
 
 
 def captured(raw: bytes, root: Path) -> str:
-    """Bytes a block wrote, as the output the site shows and compares: decoded, plain text, root relative."""
-    return relative(plain_text(raw.decode("utf-8", "replace")), root)
-
-
-def machine_values(output: str, root: Path | None = None) -> list[str]:
-    """The build-machine specific values left in an output: absolute paths of this machine, memory addresses.
-
-    Args:
-        output: an output after relative(); root: the site root, whose folder and what is left of its path
-            (a sibling such as <root>-backup) count as this machine's paths too.
-    """
-    found = [m.group(0) for m in MEMORY_ADDRESS.finditer(output)]
-    places = {sys.prefix, sys.base_prefix, tempfile.gettempdir(), str(Path.home())}
-    if root is not None:
-        places |= {str(root.resolve().parent), str(root.parent)}
-        found += [str(root) + "..." for base in {str(root), str(root.resolve())} if len(base) > 1 and base in output]
-    for path in places:
-        if len(path) > 1 and path + os.sep in output:
-            found.append(path + os.sep + "...")
-    return found
+    """Bytes a block wrote, as the output the site shows and compares: decoded, plain text, root relative, and
+    the builder's secrets removed (leaks.redact), before anything compares, shows or stores it."""
+    return redact(relative(plain_text(raw.decode("utf-8", "replace")), root))
 
 
 def _kill(process: subprocess.Popen) -> None:
@@ -255,7 +256,7 @@ def kill_leftovers(session_id: int, mark: str, since: int = 0) -> tuple[str, ...
 
 
 def run_bash(code: str, root: Path, timeout: float, *, workdir: str = "", width: int = 100,
-             python: str | None = None, mark: str = "") -> Result:
+             python: str | None = None, mark: str = "", scratch: Path | None = None) -> Result:
     """Run a bash block from the repo root with errexit and pipefail.
 
     Args:
@@ -267,6 +268,7 @@ def run_bash(code: str, root: Path, timeout: float, *, workdir: str = "", width:
         python: the interpreter `python` means in the block (default: this one).
         mark: names the block in its processes' environment (MARK_ENV), e.g. "docs/a.md bash-1a2b3c4d 5e6f";
             it must be unique among what runs on the machine ("": a random one).
+        scratch: the run's scratch folder for tools' caches (block_env); None: none.
 
     Returns:
         Result with stdout and stderr interleaved; exit_code; problem names a non-zero exit or the timeout.
@@ -276,7 +278,7 @@ def run_bash(code: str, root: Path, timeout: float, *, workdir: str = "", width:
     """
     mark = mark or f"bash {secrets.token_hex(8)}"
     cwd = root / workdir if workdir else root
-    env = {**block_env(cwd, python), "COLUMNS": str(width), MARK_ENV: mark}
+    env = {**block_env(cwd, python, scratch), "COLUMNS": str(width), MARK_ENV: mark}
     with tempfile.TemporaryFile() as capture:  # a file, not a pipe: a background process cannot hold it open
         process = subprocess.Popen(
             ["bash", "-e", "-o", "pipefail", "-c", code],
@@ -313,8 +315,9 @@ class PageSession:
         with PageSession(root) as session: session.run("x = 2", "<page block 1>", 60)
     """
 
-    def __init__(self, root: Path, python: str | None = None, mark: str = "") -> None:
+    def __init__(self, root: Path, python: str | None = None, mark: str = "", scratch: Path | None = None) -> None:
         self.root = root
+        self.scratch = scratch  # the run's scratch folder for tools' caches (block_env)
         self.python = python or sys.executable  # the interpreter the page's blocks run in
         self.mark = mark or f"python {secrets.token_hex(8)}"  # names the session's processes (MARK_ENV); unique
         self.ended = ""  # why the session ended early, if it did
@@ -333,7 +336,8 @@ class PageSession:
         self._process = subprocess.Popen(
             [self.python, "-u", str(WORKER), str(req_read), str(rep_write)],
             cwd=self.root,
-            env={**block_env(self.root, None if self.python == sys.executable else self.python), MARK_ENV: self.mark},
+            env={**block_env(self.root, None if self.python == sys.executable else self.python, self.scratch),
+                 MARK_ENV: self.mark},
             umask=0o022,
             stdin=subprocess.DEVNULL,
             stdout=self._capture,

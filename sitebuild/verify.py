@@ -11,12 +11,15 @@ Left out: MkDocs. hook.py feeds pages in and renders the outcomes; this module i
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass, field
+import tempfile
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import approved
 from .blocks import Block
-from .runner import PageSession, Result, machine_values, run_bash
+from .guard import WriteGuard
+from .leaks import machine_values, secrets_in
+from .runner import PageSession, Result, run_bash
 
 MAX_OUTPUT_CHARS = 100_000  # far above any readable output; a bigger one is a mistake, not a page
 UNSTABLE = "printed something else on a second run, so it cannot be approved: make it deterministic"
@@ -87,7 +90,7 @@ class PageReport:
 
 
 def run_blocks(blocks: list[Block], root: Path, page: str, default_timeout: float,
-               python: str | None = None) -> list[Result]:
+               python: str | None = None, guard: WriteGuard | None = None) -> list[Result]:
     """Run a page's blocks in order: python blocks in one fresh interpreter, bash blocks from the root.
 
     Args:
@@ -96,23 +99,31 @@ def run_blocks(blocks: list[Block], root: Path, page: str, default_timeout: floa
         page: the page's path, used to name blocks in tracebacks.
         default_timeout: seconds a block may run unless it sets its own timeout.
         python: the interpreter to run them with (default: this one), e.g. a learner's fresh venv.
+        guard: the build's protected files (guard.WriteGuard); a block that changes one gets the problem
+            "wrote into ...". None: not watched.
 
     Returns:
-        One Result per block, in the same order.
+        One Result per block, in the same order. The tools blocks run keep their caches in a scratch folder
+        of this run (runner.scratch_env), removed when the page's last block has run.
     """
     results = []
     run = secrets.token_hex(6)  # marks this run's processes apart from any other build's, at the same time
-    with PageSession(root, python, mark=f"{page} python {run}") as session:
+    with tempfile.TemporaryDirectory(prefix="sitebuild-scratch-") as scratch, \
+            PageSession(root, python, mark=f"{page} python {run}", scratch=Path(scratch)) as session:
         for block in blocks:
             timeout = block.timeout(default_timeout)
+            window, before = guard.start(f"{page}, {block.label}") if guard else (None, None)
             if block.workdir and not _inside(root, block.workdir):
-                results.append(Result("", f"its workdir {block.workdir!r} is not a folder inside the site root"))
+                result = Result("", f"its workdir {block.workdir!r} is not a folder inside the site root")
             elif block.language == "python":
                 filename = f"<{page} {block.key}>"  # not its line: an output must not move with the block
-                results.append(session.run(block.code, filename, timeout, workdir=block.workdir, width=block.width))
+                result = session.run(block.code, filename, timeout, workdir=block.workdir, width=block.width)
             else:
-                results.append(run_bash(block.code, root, timeout, workdir=block.workdir, width=block.width,
-                                        python=python, mark=f"{page} {block.key} {run}"))
+                result = run_bash(block.code, root, timeout, workdir=block.workdir, width=block.width,
+                                  python=python, mark=f"{page} {block.key} {run}", scratch=Path(scratch))
+            if guard and (wrote := guard.finish(window, before)):
+                result = replace(result, problem=wrote + (f"; it also {result.problem}" if result.problem else ""))
+            results.append(result)
     return results
 
 
@@ -133,9 +144,20 @@ def expected_exit(block: Block, result: Result) -> str:
     return result.problem
 
 
-def check_result(block: Block, result: Result, root: Path | None = None) -> Outcome:
-    """An Outcome for a block's own run, before any comparison: raised, timed out, silent, or machine-specific."""
+def check_result(block: Block, result: Result, root: Path | None = None, code: str = "") -> Outcome:
+    """An Outcome for a block's own run, before any comparison: raised, timed out, silent, or machine-specific.
+
+    Args:
+        block: the block; result: its run; root: the site root (for machine_values).
+        code: the code behind the output (default: the block's own; for a python block, the page's python
+            code so far), which tells machine_values whether an ordinary word or number was read from the machine.
+    """
     output = approved.clean(result.output)
+    if names := secrets_in(output):
+        variables = ", ".join(f"${name}" for name in names)
+        problem = (f"printed the value of the builder's secret environment variable {variables} (removed from "
+                   "the output shown here); a block must never print a secret: remove what reads it")
+        return Outcome(block, output, problem, output, run_ok=False, killed=result.killed)
     if problem := expected_exit(block, result):
         return Outcome(block, output, problem, output, run_ok=False, killed=result.killed)
     if not output.strip():
@@ -143,7 +165,7 @@ def check_result(block: Block, result: Result, root: Path | None = None) -> Outc
     if len(output) > MAX_OUTPUT_CHARS:
         problem = f"printed {len(output)} characters; a page shows at most {MAX_OUTPUT_CHARS}: print a summary instead"
         return Outcome(block, output, problem, output[:2000], run_ok=False)
-    if leaks := machine_values(output, root):
+    if leaks := machine_values(output, root, code or block.code):
         problem = f"output holds build-machine values that differ on every machine: {', '.join(sorted(set(leaks)))}"
         return Outcome(block, output, problem, output, run_ok=False)
     return Outcome(block, output, killed=result.killed)
@@ -160,8 +182,11 @@ def verify(report: PageReport, blocks: list[Block], results: list[Result], appro
         approved_outputs: {key: output} from the page's approved file ({} when there is none).
         root: the site root, so that what is left of its path in an output counts as a machine value.
     """
+    python_code = ""  # a page's python blocks share one session: a value read in one can be printed in a later one
     for block, result in zip(blocks, results, strict=True):
-        outcome = check_result(block, result, root)
+        if block.language == "python":
+            python_code += block.code + "\n"
+        outcome = check_result(block, result, root, python_code if block.language == "python" else block.code)
         if outcome.run_ok:
             if block.key not in approved_outputs:
                 outcome.problem, outcome.detail = UNAPPROVED, outcome.output

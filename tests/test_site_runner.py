@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from sitebuild.leaks import machine_values
 from sitebuild.runner import (
     MARK_ENV,
     PageSession,
     _leftovers,
     block_env,
-    machine_values,
     relative,
     run_bash,
     start_time,
@@ -296,9 +296,9 @@ def test_machine_values_finds_paths_of_this_machine():
     venv = os.path.join(sys.prefix, "lib", "x.py")
     home = os.path.join(str(Path.home()), "notes.txt")
 
-    assert tempfile.gettempdir() + os.sep + "..." in machine_values(f"saved to {temp}")
-    assert sys.prefix + os.sep + "..." in machine_values(venv)
-    assert str(Path.home()) + os.sep + "..." in machine_values(home)
+    assert tempfile.gettempdir() + os.sep + "... (the temporary folder)" in machine_values(f"saved to {temp}")
+    assert sys.prefix + os.sep + "... (the Python installation)" in machine_values(venv)
+    assert str(Path.home()) + os.sep + "... (the home folder)" in machine_values(home)
 
 
 def test_machine_values_lets_stable_output_pass():

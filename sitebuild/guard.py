@@ -1,0 +1,120 @@
+"""A block never changes what the build reads or `make serve` watches: catch the one that does, and name it.
+
+The protected files are the pages, the approved outputs, mkdocs.yml, the folders `make serve` watches and
+the block inputs. A block that writes there (a python block appending to kit/data/, a tool keeping its
+cache under kit/) makes the next build differ from this one, and under `make serve` it starts a rebuild
+that runs the block again, forever. The tools the site runs keep their caches elsewhere
+(runner.scratch_env); this guard catches whatever still writes.
+
+Each block runs in a window: the protected files are listed (path, kind, mtime, size, inode) when it
+starts and again when it ends, and whatever differs changed while it ran. Pages run in parallel, so a
+change can fall in several windows; the file's own time (its mtime, or its folder's for a deletion)
+narrows it to the windows that were open then. One window left: that block wrote it. Several: the
+message names them all, and block_jobs: 1 tells which.
+
+Left out: which process wrote a file. A change an editor saves while a block runs is named as that
+block's too (the next build, which the save starts, clears it).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SLACK_NS = 50_000_000  # a file system stamps times from a coarse clock (a few ms); a window is widened by this
+WROTE = "wrote into "  # how a write problem starts (hook.py keeps serve from looping on it)
+
+
+@dataclass
+class Window:
+    """One block's run: who it is, when it started and ended (time.time_ns(); end 0 while it runs)."""
+
+    who: str
+    start: int
+    end: int = 0
+
+
+@dataclass(frozen=True)
+class Change:
+    """A protected path that differs between two listings: created, changed or removed, and when (ns)."""
+
+    path: str  # relative to the site root
+    kind: str
+    stamp: int
+
+
+@dataclass
+class WriteGuard:
+    """The protected files of one build and the windows of the blocks running against them.
+
+    Example:
+        guard = WriteGuard(root, [root / "kit"]); window, before = guard.start("docs/a.md, block 1")
+        ...run the block...; problem = guard.finish(window, before)  # "" or "wrote into kit/x ..."
+    """
+
+    root: Path
+    protected: list[Path]
+    own: set[str] = field(default_factory=set)  # paths the build itself writes (accept's approved files)
+    windows: list[Window] = field(default_factory=list)
+    reported: set[Change] = field(default_factory=set)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def listing(self) -> dict[str, tuple[str, int, int, int]]:
+        """Every protected file and folder: relative path -> (kind, mtime_ns, size, inode)."""
+        found: dict[str, tuple[str, int, int, int]] = {}
+        for top in self.protected:
+            for folder, subfolders, names in os.walk(top) if top.is_dir() else [(str(top.parent), [], [top.name])]:
+                for name in [*subfolders, *names]:
+                    path = os.path.join(folder, name)
+                    try:
+                        st = os.lstat(path)
+                    except OSError:
+                        continue  # gone between the walk and the stat: the next listing says so
+                    kind = "folder" if os.path.isdir(path) and not os.path.islink(path) else "file"
+                    found[os.path.relpath(path, self.root)] = (kind, st.st_mtime_ns, st.st_size, st.st_ino)
+        return found
+
+    def start(self, who: str) -> tuple[Window, dict]:
+        """Open a window for a block about to run; returns it and the listing before the run."""
+        window = Window(who, time.time_ns())
+        with self.lock:
+            self.windows.append(window)
+        return window, self.listing()
+
+    def finish(self, window: Window, before: dict) -> str:
+        """Close a block's window: "" when no protected file changed while it ran, else the problem, naming
+        each changed path (sorted) and, where other blocks ran at the same time, them too."""
+        after = self.listing()
+        window.end = time.time_ns()
+        changes = []
+        for path in sorted(set(before) | set(after)):
+            old, new = before.get(path), after.get(path)
+            if old == new or path in self.own or (new and new[0] == "folder" and old and old[0] == "folder"):
+                continue  # a folder's own time changes with what is in it, which is listed on its own
+            if new is None:
+                parent = after.get(os.path.dirname(path))
+                changes.append(Change(path, "removed", parent[1] if parent else window.end))
+            else:
+                changes.append(Change(path, "created" if old is None else "changed", new[1]))
+        with self.lock:
+            fresh = [c for c in changes if c not in self.reported]
+            self.reported.update(fresh)
+            others = sorted({w.who for c in fresh for w in self.windows if w is not window and _open_at(w, c.stamp)})
+        if not fresh:
+            return ""
+        named = ", ".join(f"{c.path} ({c.kind})" for c in fresh[:10]) + (f" and {len(fresh) - 10} more"
+                                                                            if len(fresh) > 10 else "")
+        problem = (f"{WROTE}{named}, which the build reads or `make serve` watches, so the next build would differ "
+                   "and serve would rebuild forever: write into a temporary folder of the block's own "
+                   "(tempfile.mkdtemp()) instead")
+        if others:
+            problem += (f" (or {'; '.join(others)}, which ran at the same time, did: "
+                        "extra.block_jobs: 1 in mkdocs.yml tells which)")
+        return problem
+
+
+def _open_at(window: Window, stamp: int) -> bool:
+    return window.start - SLACK_NS <= stamp and (window.end == 0 or stamp <= window.end + SLACK_NS)

@@ -1,0 +1,179 @@
+"""What must never reach an approved output, a page or the cache: this machine's values and the builder's secrets.
+
+An output is the same on every machine, or it is refused. Two kinds of value break that:
+
+- Build-machine values (machine_values): memory addresses; absolute paths of this machine (the
+  Python installation, the temporary folder, the home folder, what is left of the site root's path),
+  whatever follows them; the login name, the host name, the CPU count and the name of the checkout's
+  folder. A value that is distinctive on its own (a path, a long host or login name) is found
+  wherever it stands. One that is also an ordinary word or number ("root", "main", "2") is found only
+  when the block's code reads it (`nproc`, `os.cpu_count()`, `id -un`, `$PWD`, `Path.cwd()`, ...), since
+  a page that says "the repo root" or prints "2 passed" is no leak.
+- The builder's secrets (redact, secrets_in): the values of the builder's environment variables whose
+  names say they hold one (KEY, TOKEN, SECRET, PASSWORD, PASSWD, CREDENTIAL). Blocks never inherit them
+  (runner.block_env), but a block can still read them (through /proc, say); so every output is redacted
+  as it is captured, before anything compares, approves, shows or stores it, and the build fails
+  naming the variable, never its value.
+
+Left out: a value printed in another form (encoded, split, reversed) is not found; a secret shorter
+than MIN_SECRET characters is not looked for, since it would match ordinary text.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import re
+import socket
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+MEMORY_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
+SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
+MIN_SECRET = 8  # characters; a shorter value ("1", "true", "dev") would match ordinary text
+REDACTED = re.compile(r"\[value of \$([A-Za-z_][A-Za-z0-9_]*) removed\]")
+# Login and host names that are also ordinary words: found only where the block reads them.
+GENERIC_NAMES = {"root", "user", "admin", "runner", "ubuntu", "debian", "build", "builder", "ci", "app", "dev",
+                 "vagrant", "docker", "node", "localhost", "host", "vm", "server", "home", "main", "test"}
+# What in a block's code reads each kind of value (bash and Python spellings).
+SOURCES = {
+    "cpu": re.compile(r"cpu_count|nproc|NPROCESSORS|cpuinfo|sched_getaffinity|NUMBER_OF_PROCESSORS|lscpu|hw\.ncpu"),
+    "login": re.compile(r"whoami|\bid\s+-[a-zA-Z]*[un]|\bid\s*(?:$|[|;)`])|logname|getuser|getlogin|getpw|"
+                        r"\$\{?(?:USER|LOGNAME)\b|USERNAME|\bHOME\b|home\(|expanduser|~", re.MULTILINE),
+    "host": re.compile(r"hostname|uname|gethostname|getfqdn|platform\.node|HOSTNAME|/etc/host"),
+    "folder": re.compile(r"\bpwd\b|\bPWD\b|getcwd|\bcwd\b|basename|realpath|readlink|resolve\(\)\.|absolute\(\)\.|"
+                         r"__file__|abspath"),
+}
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One value of this machine: what it is, the value, and whether it is found only where code reads it."""
+
+    what: str  # how a message names it, e.g. "the login name"
+    value: str
+    source: str = ""  # a key of SOURCES: found only when the block's code matches it ("": found anywhere)
+
+
+def _boundary(value: str, folder: bool = False) -> re.Pattern:
+    """value as a whole word or path: not inside a longer name (/x/root, /rootfs, rooted), whatever follows.
+
+    folder: a folder's bare name, which is also not a part of a path (kit/evidencedesk is the package, not a
+    checkout named evidencedesk: the checkout's own path is made relative before this check).
+    """
+    if folder:
+        return re.compile(r"(?<![\w./-])" + re.escape(value) + r"(?![\w/-])")
+    return re.compile(r"(?<![\w.-])" + re.escape(value) + r"(?![A-Za-z0-9_])")
+
+
+def machine_facts(root: Path | None = None) -> list[Fact]:
+    """This machine's values that an output must not hold, read now.
+
+    Args:
+        root: the site root (None: no checkout folder name).
+
+    Returns:
+        One Fact per value: login name, host name (and its first label), CPU count, and the root folder's
+        name (the home folder is a path, found with the others in machine_values). The CPU count, the
+        folder's name, and a name in GENERIC_NAMES, shorter than 4 characters or all digits, are found only
+        where the block's code reads them (Fact.source).
+
+    Example: any(f.what == "the CPU count" for f in machine_facts())
+    """
+    facts: list[Fact] = []
+
+    def named(what: str, value: str | None, source: str) -> None:
+        if value:
+            generic = value.lower() in GENERIC_NAMES or len(value) < 4 or value.isdigit()
+            facts.append(Fact(what, value, source if generic else ""))
+
+    try:
+        named("the login name", pwd.getpwuid(os.getuid()).pw_name, "login")
+    except KeyError:  # a uid with no passwd entry (some containers)
+        pass
+    host = socket.gethostname()
+    named("the host name", host, "host")
+    if "." in host:
+        named("the host name", host.split(".", 1)[0], "host")
+    facts.append(Fact("the CPU count", str(os.cpu_count() or 1), "cpu"))
+    if hasattr(os, "sched_getaffinity"):
+        facts.append(Fact("the CPU count", str(len(os.sched_getaffinity(0))), "cpu"))
+    if root is not None:
+        for name in {root.name, root.resolve().name}:
+            facts.append(Fact("the checkout's folder name", name, "folder"))
+    return facts
+
+
+def machine_values(output: str, root: Path | None = None, code: str = "") -> list[str]:
+    """The build-machine values left in an output, each named, sorted; [] when there is none.
+
+    Args:
+        output: an output after runner.relative() (the repo root already made relative).
+        root: the site root: what is left of its path (a sibling such as <root>-backup), its parent and its
+            folder's name count as this machine's values.
+        code: the code that printed the output (for python blocks, the page's python code so far), which
+            decides whether a value that is also an ordinary word or number was read from the machine.
+
+    Returns:
+        Descriptions such as "0x7f3a2b1c9d40", "/tmp/... (the temporary folder)", "the login name 'alice'",
+        "the CPU count 2".
+
+    Example: machine_values("<object at 0x7f3a2b1c9d40>") == ["0x7f3a2b1c9d40"]
+    """
+    found = {m.group(0) for m in MEMORY_ADDRESS.finditer(output)}
+    places = {sys.prefix: "the Python installation", sys.base_prefix: "the Python installation",
+              tempfile.gettempdir(): "the temporary folder", str(Path.home()): "the home folder"}
+    if root is not None:
+        places |= {str(root.resolve().parent): "the checkout's parent folder", str(root.parent): "the checkout's "
+                   "parent folder"}
+        found |= {str(root) + "..." for base in {str(root), str(root.resolve())} if len(base) > 1 and base in output}
+    for path, what in places.items():
+        if len(path) > 1:
+            if path + os.sep in output:
+                found.add(f"{path}{os.sep}... ({what})")
+            elif _boundary(path).search(output):
+                found.add(f"{path} ({what})")
+    for fact in machine_facts(root):
+        if fact.source and not SOURCES[fact.source].search(code):
+            continue
+        if _boundary(fact.value, fact.source == "folder").search(output):
+            shown = fact.value if fact.value.isdigit() else repr(fact.value)
+            found.add(f"{fact.what} {shown}")
+    return sorted(found)
+
+
+def secret_values(environ: dict[str, str] | None = None) -> list[tuple[str, str]]:
+    """(name, value) of the builder's environment variables that hold a secret, longest value first.
+
+    Args:
+        environ: the environment to read (default: this process's).
+
+    Returns:
+        Variables whose name holds KEY, TOKEN, SECRET, PASSWORD, PASSWD or CREDENTIAL (any case) and whose
+        value is at least MIN_SECRET characters long.
+
+    Example: secret_values({"OPENAI_API_KEY": "sk-0123456789"}) == [("OPENAI_API_KEY", "sk-0123456789")]
+    """
+    environ = os.environ if environ is None else environ
+    found = [(n, v) for n, v in environ.items() if SECRET_NAME.search(n) and len(v.strip()) >= MIN_SECRET]
+    return sorted(found, key=lambda item: (-len(item[1]), item[0]))
+
+
+def redact(text: str, environ: dict[str, str] | None = None) -> str:
+    """text with every secret value of the builder (secret_values) replaced by "[value of $NAME removed]".
+
+    Example: redact("key sk-0123456789", {"API_KEY": "sk-0123456789"}) == "key [value of $API_KEY removed]"
+    """
+    for name, value in secret_values(environ):
+        text = text.replace(value, f"[value of ${name} removed]")
+    return text
+
+
+def secrets_in(output: str) -> list[str]:
+    """The names of the variables whose values redact() removed from an output, sorted.
+
+    Example: secrets_in("[value of $API_KEY removed]") == ["API_KEY"]
+    """
+    return sorted(set(REDACTED.findall(output)))

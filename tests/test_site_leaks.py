@@ -1,0 +1,133 @@
+"""Nothing private to the build machine reaches an approved output, a page or the cache (issue 26, cases 4 and 5)."""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+import pytest
+
+from sitebuild.leaks import machine_facts, machine_values, redact, secret_values, secrets_in
+from tests.conftest import approved_entries, fence, page
+
+pytestmark = pytest.mark.site
+
+MACHINE = "output holds build-machine values that differ on every machine"
+
+
+# Build-machine values --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("code", "language", "named"),
+    [
+        ('echo "$HOME"', "bash", "the home folder"),  # no trailing slash
+        ("from pathlib import Path\nprint(Path.home())", "python", "the home folder"),
+        ("print('home is', __import__('os').path.expanduser('~') + '.')", "python", "the home folder"),
+        ("id -un", "bash", "the login name"),
+        ("import getpass\nprint(f'user={getpass.getuser()}')", "python", "the login name"),
+        ("uname -n", "bash", "the host name"),
+        ("import socket\nprint(socket.gethostname())", "python", "the host name"),
+        ("nproc", "bash", "the CPU count"),
+        ("import os\nprint('cpus:', os.cpu_count())", "python", "the CPU count"),
+        ('basename "$PWD"', "bash", "the checkout's folder name"),
+        ("from pathlib import Path\nprint(Path.cwd().name)", "python", "the checkout's folder name"),
+    ],
+)
+def test_a_block_printing_a_value_of_this_machine_fails_naming_it(code, language, named, make_site):
+    site = make_site({"index.md": page(fence(code, language))})
+
+    accepted = site.accept()
+
+    assert accepted.code != 0, accepted
+    message = next(line for line in accepted.output.splitlines() if MACHINE in line)
+    assert named in message
+    assert not site.approved_file().exists()
+
+
+def test_a_value_read_in_one_python_block_and_printed_in_a_later_one_is_found(make_site):
+    site = make_site({"index.md": page(fence("import os\ncount = os.cpu_count()\nprint('read')"),
+                                       fence("print(count)"))})
+
+    accepted = site.accept()
+
+    assert accepted.code != 0 and "the CPU count" in accepted.output, accepted
+
+
+def test_ordinary_words_and_numbers_pass_when_the_code_reads_no_machine_value(make_site):
+    facts = {f.what: f.value for f in machine_facts(Path.cwd())}
+    text = f"the repo root, {facts['the CPU count']} passed, main loop, step {os.cpu_count()}"
+    site = make_site({"index.md": page(fence(f"print({text!r})"))})
+
+    assert site.accept().code == 0
+    assert site.build().code == 0
+
+
+def test_machine_values_names_a_path_whatever_follows_it():
+    home = str(Path.home())
+    assert machine_values(f"home: {home}\n") == [f"{home} (the home folder)"]
+    assert machine_values(f"'{home}'") == [f"{home} (the home folder)"]
+    assert machine_values(f"{home}/x") == [f"{home}{os.sep}... (the home folder)"]
+    assert machine_values(f"/x{home}") == []  # another path that ends like it
+    assert machine_values(f"{home}rest") == []  # a longer name
+
+
+def test_a_distinctive_host_name_is_found_anywhere_and_a_generic_one_where_the_code_reads_it(monkeypatch):
+    monkeypatch.setattr(socket, "gethostname", lambda: "build-box-7f3a.example.org")
+    assert "the host name 'build-box-7f3a'" in machine_values("built on build-box-7f3a today")
+    monkeypatch.setattr(socket, "gethostname", lambda: "vm")
+    assert machine_values("a vm is a virtual machine") == []
+    assert machine_values("vm", code="uname -n") == ["the host name 'vm'"]
+
+
+# The builder's secrets ------------------------------------------------------------------------------
+
+SECRET = "sk-test-ZXCVBNM0123456789qwertyuiop"
+
+
+def test_redact_removes_each_secret_value_and_names_its_variable():
+    environ = {"OPENAI_API_KEY": SECRET, "GITHUB_TOKEN": "ghp_" + "a" * 36, "KEYBOARD": "us", "PATH": SECRET}
+    text = redact(f"a {SECRET} b ghp_{'a' * 36} us", environ)
+    assert SECRET not in text and "ghp_" not in text and text.endswith(" us")
+    assert secrets_in(text) == ["GITHUB_TOKEN", "OPENAI_API_KEY"]
+    assert [name for name, _ in secret_values(environ)] == ["GITHUB_TOKEN", "OPENAI_API_KEY"]  # longest first
+
+
+# A block finds the builder's environment through /proc (every process's initial environment), so the
+# builder here is a subprocess started with the secrets set: `python -m sitebuild accept`.
+READ_PROC = {
+    "python": ("import glob\nfound = set()\nfor name in glob.glob('/proc/[0-9]*/environ'):\n"
+               "    try:\n        found |= {v for v in open(name, 'rb').read().decode(errors='replace').split(chr(0))"
+               " if v.startswith('SITEBUILD_TEST')}\n    except OSError:\n        pass\nprint(sorted(found))"),
+    "bash": ("for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < \"$f\" 2>/dev/null || true; done "
+             "| grep -a '^SITEBUILD_TEST' | sort -u"),
+}
+
+
+@pytest.mark.parametrize("language", ["python", "bash"])
+def test_a_block_that_reads_the_builders_secret_fails_and_the_value_reaches_nothing(language, make_site, monkeypatch):
+    monkeypatch.setenv("SITEBUILD_TEST_API_KEY", SECRET)
+    monkeypatch.setenv("SITEBUILD_TEST_DB_PASSWORD", "correct-horse-battery")
+    site = make_site({"index.md": page(fence(READ_PROC[language], language))})
+
+    accepted = site.accept_command()
+
+    assert accepted.code != 0, accepted
+    assert "$SITEBUILD_TEST_API_KEY, $SITEBUILD_TEST_DB_PASSWORD" in accepted.output, accepted
+    assert SECRET not in accepted.output and "correct-horse-battery" not in accepted.output
+    assert not site.approved_file().exists()
+    written = [p for p in site.root.rglob("*") if p.is_file()]
+    assert not [p for p in written if SECRET.encode() in p.read_bytes()]
+
+
+def test_a_secret_is_not_in_the_diff_against_an_approved_output(make_site, monkeypatch):
+    site = make_site({"index.md": page(fence("print('stable')", id="leak"))})
+    assert site.accept().code == 0
+    monkeypatch.setenv("SITEBUILD_TEST_TOKEN", SECRET)
+    site.page("index.md", page(fence(READ_PROC["python"], id="leak")))
+
+    accepted = site.accept_command()
+
+    assert accepted.code != 0 and "$SITEBUILD_TEST_TOKEN" in accepted.output and SECRET not in accepted.output
+    assert approved_entries(site.approved()) == ["--- leak (1 line)\nstable\n"]
