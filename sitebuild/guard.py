@@ -90,10 +90,17 @@ class WriteGuard:
         after = self.listing()
         window.end = time.time_ns()
         changes = []
-        for path in sorted(set(before) | set(after)):
+        differ = {p for p in set(before) | set(after) if before.get(p) != after.get(p)}
+        for path in sorted(differ):
             old, new = before.get(path), after.get(path)
-            if old == new or path in self.own or (new and new[0] == "folder" and old and old[0] == "folder"):
-                continue  # a folder's own time changes with what is in it, which is listed on its own
+            if path in self.own:
+                continue
+            if new and new[0] == "folder" and old and old[0] == "folder":
+                # A folder's time changes with what is in it, which is listed on its own; when nothing in it
+                # differs, something was made and removed there while the block ran (a lock or temporary file).
+                if not any(os.path.dirname(p) == path for p in differ):
+                    changes.append(Change(path + "/", "a file made and removed in it", new[1]))
+                continue
             if new is None:
                 parent = after.get(os.path.dirname(path))
                 changes.append(Change(path, "removed", parent[1] if parent else window.end))

@@ -223,7 +223,8 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
     verify(report, plan.blocks, results, {} if plan.problems else approved_outputs, site.root)
     if site.mode == "accept" and not file_problem and not plan.problems:  # never approve what could not be read
         refuse_unstable(report, second)
-        site.guard.own.add(report.approved_file)  # the build's own write, not a block's
+        written = Path(report.approved_file)  # the build's own write (and the folders it makes), not a block's
+        site.guard.own.update(p.as_posix() for p in (written, *written.parents) if p != Path("."))
         accept(report, approved_outputs, approved_file)
     if site.mode != "accept" and not plan.reused and plan.blocks and all(o.run_ok for o in report.outcomes):
         site.cache.put(page_path, plan.cache_key, results)

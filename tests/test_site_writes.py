@@ -40,6 +40,7 @@ def test_integers_are_integers(n):
         ("rm kit/data/seed.txt && echo removed", "bash", "kit/data/seed.txt (removed)"),
         ("import subprocess\nsubprocess.run(['touch', 'mkdocs.yml'])\nprint('touched')", "python",
          "mkdocs.yml (changed)"),
+        ("touch kit/data/.lock && rm kit/data/.lock && echo locked", "bash", "kit/data/ (a file made and removed in it)"),
     ],
 )
 def test_a_block_that_writes_into_a_guarded_folder_fails_naming_page_block_and_file(code, language, written,
@@ -117,3 +118,16 @@ def test_serve_stops_running_a_page_whose_block_writes_into_a_watched_folder(mak
             server.wait()
     assert "wrote into kit/data/log.txt" in shown
     assert (site.root / "kit/data/log.txt").read_text().count("\n") == 2, log.read_text()  # two runs, no loop
+
+
+def test_accept_writing_approved_files_into_new_folders_is_no_blocks_write(make_site):
+    # Pages in folders of their own run at the same time, while accept writes data/secN/ for each: those writes
+    # are the build's, and no block that is running then is blamed for them.
+    pages = {f"sec{n}/p{n}.md": page(fence(f"import time\ntime.sleep(0.3)\nprint({n})")) for n in range(4)}
+    site = make_site({"index.md": page(fence("print(0)")), **pages})
+    (site.root / "data").mkdir()
+
+    accepted = site.accept()
+
+    assert accepted.code == 0, accepted
+    assert sorted(p.name for p in site.data.iterdir()) == ["index.txt", "sec0", "sec1", "sec2", "sec3"]
