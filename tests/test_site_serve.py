@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -44,29 +46,17 @@ def wait_for(url: str, text: str, server: subprocess.Popen, log) -> str:
     pytest.fail(f"the served page never showed {text!r} within {WAIT} s; server log:\n{log.read_text()}")
 
 
-def test_serve_shows_the_new_output_after_a_kit_edit(make_site, tmp_path):
-    site = make_site(
-        {"index.md": page(fence("from fixturekit import greeting\nprint(greeting())"))},
-        {"fixturekit/__init__.py": "def greeting():\n    return 'greeting version 1'\n"},
-    )
-    # the kit of this fixture site: watched by serve, and an input of its blocks' cache key
-    site.write("mkdocs.yml", site.config.read_text() + "watch:\n  - fixturekit\nextra:\n  block_inputs: [fixturekit]\n")
+@contextlib.contextmanager
+def serving(site, log: Path):
+    """`mkdocs serve` of a fixture site, as `make serve` runs it, on a free port; yields (url, server); stops it after."""
     port = free_port()
-    url = f"http://127.0.0.1:{port}/"
-    log = tmp_path / "serve.log"
     command = [sys.executable, "-m", "mkdocs", "serve", "-f", str(site.config), "--no-strict", "--livereload",
                "--dev-addr", f"127.0.0.1:{port}"]  # as `make serve` runs it
     with log.open("w") as out:
         server = subprocess.Popen(command, cwd=REPO_ROOT, env=subprocess_env(), stdin=subprocess.DEVNULL,
                                   stdout=out, stderr=subprocess.STDOUT)
     try:
-        first = wait_for(url, "greeting version 1", server, log)
-        assert "has no approved output yet" in first  # serve shows the failure and goes on
-
-        site.write("fixturekit/__init__.py", "def greeting():\n    return 'greeting version 2'\n")
-
-        second = wait_for(url, "greeting version 2", server, log)
-        assert "greeting version 1" not in second
+        yield f"http://127.0.0.1:{port}/", server
     finally:
         server.terminate()
         try:
@@ -74,4 +64,22 @@ def test_serve_shows_the_new_output_after_a_kit_edit(make_site, tmp_path):
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
+
+
+def test_serve_shows_the_new_output_after_a_kit_edit(make_site, tmp_path):
+    site = make_site(
+        {"index.md": page(fence("from fixturekit import greeting\nprint(greeting())"))},
+        {"fixturekit/__init__.py": "def greeting():\n    return 'greeting version 1'\n"},
+    )
+    # the kit of this fixture site: watched by serve, and an input of its blocks' cache key
+    site.write("mkdocs.yml", site.config.read_text() + "watch:\n  - fixturekit\nextra:\n  block_inputs: [fixturekit]\n")
+    log = tmp_path / "serve.log"
+    with serving(site, log) as (url, server):
+        first = wait_for(url, "greeting version 1", server, log)
+        assert "has no approved output yet" in first  # serve shows the failure and goes on
+
+        site.write("fixturekit/__init__.py", "def greeting():\n    return 'greeting version 2'\n")
+
+        second = wait_for(url, "greeting version 2", server, log)
+        assert "greeting version 1" not in second
     assert not (site.root / "fixturekit" / "__pycache__").exists()

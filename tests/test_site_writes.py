@@ -8,14 +8,13 @@ that still writes into a guarded folder fails the build, naming the page, the bl
 from __future__ import annotations
 
 import subprocess
-import sys
 import time
 
 import pytest
 
 from sitebuild.guard import WriteGuard
-from tests.conftest import REPO_ROOT, failure_line, fence, label, page, subprocess_env
-from tests.test_site_serve import WAIT, free_port, wait_for
+from tests.conftest import failure_line, fence, label, page
+from tests.test_site_serve import WAIT, serving, wait_for
 
 pytestmark = pytest.mark.site
 
@@ -94,28 +93,14 @@ def wait_for_log(log, text: str, server: subprocess.Popen) -> None:
 def test_serve_stops_running_a_page_whose_block_writes_into_a_watched_folder(make_site, tmp_path):
     site = make_site({"index.md": page(fence(APPEND), "Version one.")}, {"kit/data/seed.txt": "seed\n"})
     site.write("mkdocs.yml", site.config.read_text() + "watch:\n  - kit\n")
-    port = free_port()
-    url = f"http://127.0.0.1:{port}/"
     log = tmp_path / "serve.log"
-    command = [sys.executable, "-m", "mkdocs", "serve", "-f", str(site.config), "--no-strict", "--livereload",
-               "--dev-addr", f"127.0.0.1:{port}"]
-    with log.open("w") as out:
-        server = subprocess.Popen(command, cwd=REPO_ROOT, env=subprocess_env(), stdin=subprocess.DEVNULL,
-                                  stdout=out, stderr=subprocess.STDOUT)
-    try:
+    with serving(site, log) as (url, server):
         wait_for(url, "wrote into kit/data/log.txt", server, log)  # the first build, before serve watches
         site.page("index.md", page(fence(APPEND), "Version two."))
         wait_for(url, "Version two.", server, log)  # the page ran again and wrote again, which starts a rebuild:
         wait_for_log(log, "0 page(s) ran, 1 reused from the cache", server)  # that one reuses the failing run
         site.page("index.md", page(fence(APPEND), "Version three."))
         shown = wait_for(url, "Version three.", server, log)
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
     assert "wrote into kit/data/log.txt" in shown
     assert (site.root / "kit/data/log.txt").read_text().count("\n") == 2, log.read_text()  # two runs, no loop
 
