@@ -21,6 +21,7 @@ than MIN_SECRET characters is not looked for, since it would match ordinary text
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pwd
 import re
@@ -89,10 +90,8 @@ def machine_facts(root: Path | None = None) -> list[Fact]:
             generic = value.lower() in GENERIC_NAMES or len(value) < 4 or value.isdigit()
             facts.append(Fact(what, value, source if generic else ""))
 
-    try:
+    with contextlib.suppress(KeyError):  # a uid with no passwd entry (some containers) has no login name
         named("the login name", pwd.getpwuid(os.getuid()).pw_name, "login")
-    except KeyError:  # a uid with no passwd entry (some containers)
-        pass
     host = socket.gethostname()
     named("the host name", host, "host")
     if "." in host:

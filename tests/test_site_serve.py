@@ -48,7 +48,7 @@ def wait_for(url: str, text: str, server: subprocess.Popen, log) -> str:
 
 @contextlib.contextmanager
 def serving(site, log: Path):
-    """`mkdocs serve` of a fixture site, as `make serve` runs it, on a free port; yields (url, server); stops it after."""
+    """`mkdocs serve` of a fixture site as `make serve` runs it, on a free port; yields (url, server), then stops it."""
     port = free_port()
     command = [sys.executable, "-m", "mkdocs", "serve", "-f", str(site.config), "--no-strict", "--livereload",
                "--dev-addr", f"127.0.0.1:{port}"]  # as `make serve` runs it

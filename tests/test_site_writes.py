@@ -39,7 +39,8 @@ def test_integers_are_integers(n):
         ("rm kit/data/seed.txt && echo removed", "bash", "kit/data/seed.txt (removed)"),
         ("import subprocess\nsubprocess.run(['touch', 'mkdocs.yml'])\nprint('touched')", "python",
          "mkdocs.yml (changed)"),
-        ("touch kit/data/.lock && rm kit/data/.lock && echo locked", "bash", "kit/data/ (a file made and removed in it)"),
+        ("touch kit/data/.lock && rm kit/data/.lock && echo locked", "bash",
+         "kit/data/ (a file made and removed in it)"),
     ],
 )
 def test_a_block_that_writes_into_a_guarded_folder_fails_naming_page_block_and_file(code, language, written,
@@ -86,7 +87,7 @@ def wait_for_log(log, text: str, server: subprocess.Popen) -> None:
     """Poll the server's log until it holds text; fail after WAIT seconds or if the server ends."""
     deadline = time.monotonic() + WAIT
     while text not in log.read_text():
-        assert server.poll() is None and time.monotonic() < deadline, f"the log never showed {text!r}:\n{log.read_text()}"
+        assert server.poll() is None and time.monotonic() < deadline, f"no {text!r} in the log:\n{log.read_text()}"
         time.sleep(0.25)
 
 
