@@ -19,6 +19,7 @@ block's too (the next build, which the save starts, clears it).
 from __future__ import annotations
 
 import os
+import stat
 import threading
 import time
 from dataclasses import dataclass, field
@@ -63,18 +64,14 @@ class WriteGuard:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def listing(self) -> dict[str, tuple[str, int, int, int]]:
-        """Every protected file and folder: relative path -> (kind, mtime_ns, size, inode)."""
+        """Every protected file and folder: path relative to the root -> (kind, mtime_ns, size, inode)."""
         found: dict[str, tuple[str, int, int, int]] = {}
         for top in self.protected:
-            for folder, subfolders, names in os.walk(top) if top.is_dir() else [(str(top.parent), [], [top.name])]:
-                for name in [*subfolders, *names]:
-                    path = os.path.join(folder, name)
-                    try:
-                        st = os.lstat(path)
-                    except OSError:
-                        continue  # gone between the walk and the stat: the next listing says so
-                    kind = "folder" if os.path.isdir(path) and not os.path.islink(path) else "file"
-                    found[os.path.relpath(path, self.root)] = (kind, st.st_mtime_ns, st.st_size, st.st_ino)
+            name = top.relative_to(self.root).as_posix() if top.is_relative_to(self.root) else str(top)
+            try:
+                _entry(found, name, str(top), os.lstat(top))
+            except OSError:
+                continue  # not there (yet): the next listing says when it comes
         return found
 
     def start(self, who: str) -> tuple[Window, dict]:
@@ -121,6 +118,22 @@ class WriteGuard:
             problem += (f" (or {'; '.join(others)}, which ran at the same time, did: "
                         "extra.block_jobs: 1 in mkdocs.yml tells which)")
         return problem
+
+
+def _entry(found: dict, name: str, path: str, st: os.stat_result) -> None:
+    """List one path (and, for a folder, everything under it, links not followed) into found."""
+    folder = stat.S_ISDIR(st.st_mode)
+    found[name] = ("folder" if folder else "file", st.st_mtime_ns, st.st_size, st.st_ino)
+    if folder:
+        try:
+            entries = list(os.scandir(path))
+        except OSError:
+            return  # gone or unreadable since the stat
+        for entry in entries:
+            try:
+                _entry(found, f"{name}/{entry.name}", entry.path, entry.stat(follow_symlinks=False))
+            except OSError:
+                continue  # gone between the scan and the stat: the next listing says so
 
 
 def _open_at(window: Window, stamp: int) -> bool:
