@@ -8,7 +8,10 @@ the page as markup. Only an output the author marks output="markdown" is rendere
 
 An output="markdown" output is rendered, then cleaned by nh3 (the Ammonia HTML sanitizer) to the
 tags and attributes Markdown itself produces: raw HTML it printed (<script>, onerror=...) and links
-to javascript: URLs never reach the page, and a fence it prints is shown as code, never run.
+to javascript: URLs never reach the page, and a fence it prints is shown as code, never run. Nothing in
+it may make a reader's browser load anything (LOADING_TAGS, LOADING_ATTRIBUTES): images, whether
+Markdown's, reference-style or raw <img>, <picture>, <video>, <iframe>, SVG's <image> and <use>, <link>,
+<style>, style= and srcset= are all dropped, whatever host they name.
 
 Left out: running or verifying anything (verify.py); this module only draws.
 """
@@ -73,10 +76,18 @@ def _tabbed(key: str, first: tuple[str, str], second: tuple[str, str]) -> str:
             f'</div><div class="tabbed-content">{blocks}</div></div>')
 
 
-# What Markdown's own HTML needs (headings with permalinks, tables, task lists, diagrams, highlighted code).
-MARKDOWN_TAGS = nh3.ALLOWED_TAGS | {"input", "label", "svg", "path"} - {"img"}
+# Tags that make a browser fetch something (or embed a document) with no click: never in an output.
+LOADING_TAGS = frozenset({
+    "img", "picture", "source", "video", "audio", "track", "iframe", "frame", "frameset", "object", "embed",
+    "applet", "image", "use", "feimage", "link", "style", "meta", "base", "script", "noscript", "template",
+    "portal", "area", "map",
+})
+# What Markdown's own HTML needs (headings with permalinks, tables, task lists, diagrams, highlighted code),
+# minus whatever loads. input and label are Material's task-list checkboxes: an input keeps only type,
+# checked and disabled, so <input type="image"> has no src to load.
+MARKDOWN_TAGS = (nh3.ALLOWED_TAGS | {"input", "label", "svg", "path"}) - LOADING_TAGS
 MARKDOWN_ATTRIBUTES = {
-    **nh3.ALLOWED_ATTRIBUTES,
+    **{tag: names for tag, names in nh3.ALLOWED_ATTRIBUTES.items() if tag in MARKDOWN_TAGS},
     "*": {"class", "id", "title"},
     "a": {"href"},
     "input": {"type", "checked", "disabled"},
@@ -84,6 +95,11 @@ MARKDOWN_ATTRIBUTES = {
     "td": {"align", "colspan", "rowspan"},
     "th": {"align", "colspan", "rowspan"},
 }
+# Attributes that load (style holds url(...)); only a link's href, followed on a click, is kept.
+LOADING_ATTRIBUTES = {"src", "srcset", "poster", "data", "href", "xlink:href", "style", "background", "action",
+                      "formaction", "codebase", "dynsrc", "lowsrc", "ping"}
+assert not MARKDOWN_TAGS & LOADING_TAGS
+assert not {name for tag, names in MARKDOWN_ATTRIBUTES.items() if tag != "a" for name in names} & LOADING_ATTRIBUTES
 
 
 def _printed_fence(fence: fences.Fence, md) -> str:
