@@ -44,7 +44,7 @@ from mkdocs.exceptions import PluginError  # noqa: E402
 from mkdocs.plugins import get_plugin_logger  # noqa: E402
 from mkdocs.utils.meta import get_data  # noqa: E402
 
-from sitebuild import approved, cache, crosslinks, fences, render  # noqa: E402
+from sitebuild import approved, cache, crosslinks, fences, mdoutput, pagelinks, render  # noqa: E402
 from sitebuild.blocks import Block, BlockError, front_matter_lines, page_blocks  # noqa: E402
 from sitebuild.guard import WROTE, WriteGuard  # noqa: E402
 from sitebuild.runner import Result  # noqa: E402
@@ -92,6 +92,7 @@ class SiteState:
     reports: dict[str, PageReport] = field(default_factory=dict)
     current: PageReport | None = None
     rendered: int = 0  # fences rendered so far on the current page
+    printed_ids: list[tuple[str, str]] = field(default_factory=list)  # (block label, id) of its Markdown outputs
     problems: list[str] = field(default_factory=list)
     warnings: list[str] | None = None  # in serve mode: MkDocs' own warnings (links, anchors), to show on pages
     destinations: dict[str, str] = field(default_factory=dict)  # page src_uri -> its built HTML file
@@ -213,7 +214,7 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
     report = PageReport(page_path, site.rel(approved_file))
     site.reports[src_uri] = report
     site.destinations[src_uri] = page.file.abs_dest_path
-    site.current, site.rendered = report, 0
+    site.current, site.rendered, site.printed_ids = report, 0, []
     report.problems.extend(plan.problems)
     approved_outputs, file_problem = _read_approved(approved_file, report.approved_file)
     if file_problem:
@@ -265,10 +266,14 @@ def _render_fence(fence: fences.Fence, md) -> str:
         report.problems.append(problem)
         return render.failure_box("This block was not run", problem)
     outcome.rendered = True
-    html = render.block_html(outcome.block, outcome.output, md)
+    sink = mdoutput.Sink(pagelinks.page_filter(md))  # a Markdown output's links and ids, as MkDocs treats the page's
+    html = render.block_html(outcome.block, outcome.output, md, sink)
     if outcome.problem:
         html = render.failure_box(f"{outcome.block.label}: {outcome.problem}", outcome.detail, md) + html
-    return _marker(outcome.block.key) + html
+    html = _marker(outcome.block.key) + html
+    mdoutput.report_headings(md, html, sink.headings)  # keyed by the HTML exactly as superfences stashes it
+    site.printed_ids.extend((outcome.block.label, anchor) for anchor in sink.ids)
+    return html
 
 
 def _marker(key: str) -> str:
@@ -287,6 +292,7 @@ def on_page_content(html_text: str, page, config, files) -> str:
         "or a fence Markdown reads as text?); fix its fence"
         for block in hidden
     )
+    report.problems.extend(mdoutput.id_clashes(_site.printed_ids, html_text))
     report.problems.extend(crosslinks.check_page(page.file.src_uri, page.file.content_string, config.nav))
     for outcome in report.outcomes:
         if outcome.killed:

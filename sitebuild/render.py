@@ -6,9 +6,8 @@ the highlighter as text and comes back escaped. It is never put into a Markdown 
 Markdown, so nothing it holds (backtick runs, `</code>`, HTML, Markdown) can end its box or reach
 the page as markup. Only an output the author marks output="markdown" is rendered as Markdown.
 
-An output="markdown" output is rendered, then cleaned by nh3 (the Ammonia HTML sanitizer) to the
-tags and attributes Markdown itself produces: raw HTML it printed (<script>, onerror=...) and links
-to javascript: URLs never reach the page, and a fence it prints is shown as code, never run.
+An output="markdown" output is rendered and cleaned by mdoutput.py; a fence it prints is shown as
+code here, never run.
 
 Left out: running or verifying anything (verify.py); this module only draws.
 """
@@ -18,10 +17,7 @@ from __future__ import annotations
 import html
 import re
 
-import nh3
-from markdown_exec import MarkdownConverter
-
-from sitebuild import fences
+from sitebuild import fences, mdoutput
 from sitebuild.blocks import FALSE, Block
 
 TITLES = {"python": "Python", "bash": "Bash"}
@@ -73,49 +69,39 @@ def _tabbed(key: str, first: tuple[str, str], second: tuple[str, str]) -> str:
             f'</div><div class="tabbed-content">{blocks}</div></div>')
 
 
-# What Markdown's own HTML needs (headings with permalinks, tables, task lists, diagrams, highlighted code).
-MARKDOWN_TAGS = nh3.ALLOWED_TAGS | {"input", "label", "svg", "path"} - {"img"}
-MARKDOWN_ATTRIBUTES = {
-    **nh3.ALLOWED_ATTRIBUTES,
-    "*": {"class", "id", "title"},
-    "a": {"href"},
-    "input": {"type", "checked", "disabled"},
-    "ol": {"start"},
-    "td": {"align", "colspan", "rowspan"},
-    "th": {"align", "colspan", "rowspan"},
-}
-
-
 def _printed_fence(fence: fences.Fence, md) -> str:
     """A fence that a block's Markdown output printed: shown as code, never run."""
     return code_box(md, fence.code, fence.language, "")
 
 
-def output_html(block: Block, output: str, md) -> str:
+def output_html(block: Block, output: str, md, sink: mdoutput.Sink | None = None) -> str:
     """The block's output: escaped text in an "Output" box (highlighted as the result option says), or,
-    for output="markdown", rendered Markdown cleaned of any HTML Markdown itself would not write."""
+    for output="markdown", rendered Markdown cleaned of any HTML Markdown itself would not write
+    (mdoutput.render_markdown; sink receives its headings, when updatetoc is on, and its ids)."""
     if block.output_format == "markdown":
-        update_toc = block.options.get("updatetoc", "yes").lower() not in FALSE
-        converter = MarkdownConverter(md, update_toc=update_toc)
+        sink = sink if sink is not None else mdoutput.Sink()
+        headings = len(sink.headings)
         with fences.handling(_printed_fence):
-            rendered = str(converter.convert(output, id_prefix=block.options.get("idprefix") or None))
-        return nh3.clean(rendered, tags=MARKDOWN_TAGS, attributes=MARKDOWN_ATTRIBUTES, link_rel=None,
-                         url_schemes={"http", "https", "mailto"})
+            rendered = mdoutput.render_markdown(output, md, block.options.get("idprefix", ""), sink)
+        if block.options.get("updatetoc", "yes").lower() in FALSE:
+            del sink.headings[headings:]
+        return rendered
     return code_box(md, output, block.options.get("result", "text"), "Output")
 
 
-def block_html(block: Block, output: str, md) -> str:
+def block_html(block: Block, output: str, md, sink: mdoutput.Sink | None = None) -> str:
     """A block as the page shows it: its source and output laid out as its show and source options say.
 
     Args:
         block: the block; output: what it printed (cleaned); md: the page's Markdown instance.
+        sink: for output="markdown", filters its attributes and receives its headings and ids (mdoutput.Sink).
 
     Returns:
         HTML; "" for show="none".
     """
     if block.show == "none":
         return ""
-    shown_output = output_html(block, output, md) if output else ""
+    shown_output = output_html(block, output, md, sink) if output else ""
     if block.show == "output":
         return shown_output
     title = block.options.get("title", TITLES[block.language])
