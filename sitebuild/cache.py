@@ -165,19 +165,20 @@ class OutputCache:
         Example: OutputCache(root / FOLDER).put("docs/a.md", key, [Result("hi\\n")])
         """
         text = json.dumps({"page": page, "key": key, "results": [asdict(r) for r in results]})
-        path, temporary = self._path(page), None
+        path, temporary, stored = self._path(page), None, False
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(prefix=path.stem + ".", suffix=".tmp", dir=self.folder)
             with os.fdopen(handle, "w", encoding="utf-8") as file:
                 file.write(text)
             os.replace(temporary, path)  # atomic: a reader sees the old entry or the new one, never half of one
-            return True
+            stored = True
         except OSError as error:
-            if temporary is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(temporary)
             reason = f"{type(error).__name__}: {error.strerror or error}"
             log.warning(f"serve cache: could not store the results of {page} in {self.folder} ({reason}); "
                         "the build goes on, and the next serve runs this page again.")
-            return False
+        finally:
+            if temporary is not None and not stored:  # a failed store, or one interrupted (Ctrl-C) mid-way
+                with contextlib.suppress(OSError):
+                    os.unlink(temporary)
+        return stored

@@ -16,7 +16,7 @@ its content (NAMES, CONTENT below). A hit fails the build with a PluginError nam
 kind of secret and the line, never the value. An untracked secret-looking file is not packed, so it
 does not fail the build: it is named in the INFO line like any other left-out file.
 
-Left out: secrets that are split, encoded (base64, UTF-16) or compressed, and token formats not listed.
+Left out: secrets that are split, escaped, encoded (base64; UTF-16 without a byte order mark) or\ncompressed, and token formats not listed.
 """
 
 from __future__ import annotations
@@ -220,6 +220,8 @@ def secret_findings(name: str, data: bytes) -> list[str]:
         found.append(f"a {base.rsplit('.', 1)[1]} key or certificate file")
     elif base in WITH_AUTH and (hit := WITH_AUTH[base].search(data)):
         found.append(f"a {base} file with credentials (line {_line(data, hit.start())})")
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16 with its byte order mark: read as text
+        data = data.decode("utf-16", errors="replace").encode("utf-8")
     for kind, pattern in CONTENT:
         lines = sorted({_line(data, hit.start()) for hit in pattern.finditer(data)})
         if lines:
@@ -238,7 +240,16 @@ def check_secrets(files: dict[str, bytes]) -> None:
 
     Example: check_secrets({"kit/data/a.json": b"[]"})  # passes
     """
-    hits = [f"{name}: {', '.join(found)}" for name in sorted(files) if (found := secret_findings(name, files[name]))]
+    hits = []
+    for name in sorted(files):
+        found = secret_findings(name, files[name])
+        shown = name
+        for kind, pattern in CONTENT:  # a token in the file's name: named by kind, the name shown without it
+            if pattern.search(os.fsencode(name)):
+                found.append(f"its name holds {kind}")
+                shown = os.fsdecode(pattern.sub(b"[...]", os.fsencode(shown)))
+        if found:
+            hits.append(f"{shown}: {', '.join(found)}")
     if hits:
         raise PluginError(
             "kit download: refusing to publish what looks like a secret (the download is public):\n  "

@@ -185,8 +185,27 @@ def test_a_tracked_secret_fails_the_build_naming_the_file_and_kind_never_the_val
     assert value not in message and value[-8:] not in message, message
 
 
+def test_a_token_in_a_tracked_file_name_fails_the_build_without_showing_it(repo):
+    name = f"kit/data/backup-{GITHUB}.json"
+    write(repo, {name: "[]\n"})
+    git(repo, "add", name)
+
+    with pytest.raises(PluginError) as failure:
+        kit_archive(repo)
+
+    assert "kit/data/backup-[...].json: its name holds a GitHub token shape" in str(failure.value)
+    assert GITHUB[-8:] not in str(failure.value)
+
+
 def test_a_secret_added_to_a_tracked_file_after_its_commit_fails_the_build(repo):
     write(repo, {"kit/data/names.json": f'["Ada", "{GITHUB}"]\n'})
+
+    with pytest.raises(PluginError, match="kit/data/names.json: a GitHub token shape"):
+        kit_archive(repo)
+
+
+def test_a_token_in_a_utf16_file_fails_the_build(repo):
+    (repo / "kit/data/names.json").write_text(f'["{GITHUB}"]\n', encoding="utf-16")
 
     with pytest.raises(PluginError, match="kit/data/names.json: a GitHub token shape"):
         kit_archive(repo)
