@@ -9,5 +9,6 @@
 - coursenav.py: the course pages read from the nav (course, chapter, place), shared by the modules below.
 - chrome.py: the MkDocs hook that works out the course chrome (page k of N, reading time, minutes left).
 - gen_downloads.py: the kit download, with its own README, LICENSE and pyproject.toml.
+- kit_files.py: which files of kit/ the download packs (git's tracked ones), and its check for secrets.
 - __main__.py: `python -m sitebuild accept`, what `make accept` runs.
 """

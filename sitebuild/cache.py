@@ -16,22 +16,34 @@ and serve store the runs in which every block passed (a failing page runs again 
 the first serve after `make site` starts warm. The cache is a git-ignored folder,
 `.cache/sitebuild/`, one small JSON file per page; deleting it is always safe.
 
+Stores are atomic and never fatal: each writes a temporary file of a unique name in the cache folder
+and renames it over the entry (os.replace), so two builds storing the same page at once (`make site`
+while `make serve` rebuilds) each leave a whole entry, and get() never reads a half-written one. A
+store that fails (a full disk, a folder that cannot be written) is logged as a WARNING naming the page
+and the reason; the build goes on, since a lost store only costs the next serve a run. That warning
+is logged on "sitebuild.cache", outside MkDocs' own "mkdocs" logger, and shown through MkDocs'
+handlers (logs.uncounted), so that a strict build does not count it as a failure.
+
 Left out: files a block reads from outside its inputs (a bash block that cats docs/ or data/):
 list them in `extra.block_inputs`, or delete the cache folder.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import logging
 import os
 import sys
+import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
 from sitebuild.blocks import Block
+from sitebuild.logs import uncounted
 from sitebuild.runner import Result, block_env
 
 FOLDER = Path(".cache") / "sitebuild"
@@ -39,6 +51,8 @@ DEFAULT_INPUTS = ("kit", "pyproject.toml", "requirements.lock")
 REUSE_ENV = "SITEBUILD_REUSE"  # "1": a build outside serve mode reads the cache too (the site's own tests only)
 MACHINERY = Path(__file__).resolve().parent
 
+
+log = uncounted("sitebuild.cache")  # a store that fails is a warning that never fails a build (logs.py)
 
 SKIPPED = {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".git", ".venv"}  # caches, not inputs
 
@@ -123,11 +137,34 @@ class OutputCache:
             return None
         return [Result(r.output, r.problem, r.exit_code, tuple(r.killed)) for r in entry.results]
 
-    def put(self, page: str, key: str, results: list[Result]) -> None:
-        """Store a page's results under key. The caller stores only runs in which every block passed."""
-        self.folder.mkdir(parents=True, exist_ok=True)
-        entry = {"page": page, "key": key, "results": [asdict(r) for r in results]}
-        path = self._path(page)
-        temporary = path.with_suffix(".tmp")
-        temporary.write_text(json.dumps(entry), encoding="utf-8")
-        temporary.replace(path)  # never a half-written entry
+    def put(self, page: str, key: str, results: list[Result]) -> bool:
+        """Store a page's results under key, atomically; a store that fails is logged, never raised.
+
+        Args:
+            page: the page's path, e.g. "docs/a.md"; key: its page_key; results: its blocks' results.
+                The caller stores only runs in which every block passed.
+
+        Returns:
+            True when the entry was stored; False when it could not be (logged as a WARNING on
+            "sitebuild.cache" naming the page and the reason; the entry stays as it was).
+
+        Example: OutputCache(root / FOLDER).put("docs/a.md", key, [Result("hi\\n")])
+        """
+        text = json.dumps({"page": page, "key": key, "results": [asdict(r) for r in results]})
+        path, temporary, stored = self._path(page), None, False
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(prefix=path.stem + ".", suffix=".tmp", dir=self.folder)
+            with os.fdopen(handle, "w", encoding="utf-8") as file:
+                file.write(text)
+            os.replace(temporary, path)  # atomic: a reader sees the old entry or the new one, never half of one
+            stored = True
+        except OSError as error:
+            reason = f"{type(error).__name__}: {error.strerror or error}"
+            log.warning(f"serve cache: could not store the results of {page} in {self.folder} ({reason}); "
+                        "the build goes on, and the next serve runs this page again.")
+        finally:
+            if temporary is not None and not stored:  # a failed store, or one interrupted (Ctrl-C) mid-way
+                with contextlib.suppress(OSError):
+                    os.unlink(temporary)
+        return stored

@@ -6,7 +6,8 @@ The archive unpacks into `evidencedesk-kit/`, a small project of its own:
 - LICENSE: the repo's licence file;
 - pyproject.toml: the kit's own project (its package, its test extra, pytest's settings), made from
   the repo's pyproject.toml without the site's tools (see kit_pyproject);
-- kit/: the package, its data and its tests.
+- kit/: the package, its data and its tests: exactly the files git tracks under kit/, and nothing
+  that merely lies there (see kit_files.py, which also fails the build on anything that looks like a secret).
 A learner unpacks it, runs `pip install -e ".[test]"` and `python -m pytest kit/tests`. The archive
 is the same on every machine: files in sorted order, one fixed timestamp and fixed permissions.
 
@@ -31,6 +32,7 @@ if str(ROOT) not in sys.path:  # mkdocs-gen-files runs this file by path
     sys.path.insert(0, str(ROOT))
 
 from sitebuild.coursenav import CoursePage, course_pages, page_url  # noqa: E402
+from sitebuild.kit_files import check_secrets, report, select_kit_files  # noqa: E402
 
 FIXED_TIME = (2026, 1, 1, 0, 0, 0)  # zip stores no time zone; a constant keeps the archive reproducible
 FOLDER = "evidencedesk-kit"
@@ -40,12 +42,15 @@ BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
 def kit_files(root: Path) -> list[Path]:
-    """The kit's own files a learner downloads, relative to root, sorted: kit/ without caches.
+    """The kit's own files a learner downloads, relative to root, sorted: the files git tracks under kit/
+    (kit_files.select_kit_files, which also says what it leaves out and why; this logs nothing).
+
+    Raises:
+        PluginError: a tracked file is a link to something outside kit/.
 
     Example: Path("kit/evidencedesk/llm.py") in kit_files(ROOT)
     """
-    files = [p for p in (root / "kit").rglob("*") if p.is_file() and "__pycache__" not in p.parts]
-    return sorted(p.relative_to(root) for p in files)
+    return select_kit_files(root).files
 
 
 def module_summary(path: Path) -> str:
@@ -76,11 +81,14 @@ def teaching_pages(module: str, pages: list[CoursePage], sources: dict[str, str]
     return [p for p in pages if any(name in sources.get(p.src_uri, "") for name in names)]
 
 
-def kit_readme(root: Path, pages: list[CoursePage], sources: dict[str, str], site_url: str) -> str:
+def kit_readme(root: Path, pages: list[CoursePage], sources: dict[str, str], site_url: str,
+               files: list[Path] | None = None) -> str:
     """The kit's README.md: README_TEMPLATE with the table of modules in place of its mark.
 
     Args:
         root: the repo root (kit/ is under it).
+        files: the kit's files that go into the download (None: kit_files(root)); only their modules
+            get a row, so an untracked module is not described in the README.
         pages: the course pages, in nav order (coursenav.course_pages).
         sources: each course page's Markdown, by src_uri.
         site_url: the site's address (mkdocs.yml site_url); "" when it has none, and then each
@@ -93,8 +101,9 @@ def kit_readme(root: Path, pages: list[CoursePage], sources: dict[str, str], sit
     """
     rows = ["| Module | What it does | Tests | Taught on |", "|---|---|---|---|"]
     package = root / "kit" / "evidencedesk"
-    for path in sorted(package.rglob("*.py")):
-        if path.name == "__init__.py" or "__pycache__" in path.parts:
+    packed = kit_files(root) if files is None else files
+    for path in sorted(root / p for p in packed if p.suffix == ".py" and p.is_relative_to("kit/evidencedesk")):
+        if path.name == "__init__.py":
             continue
         module = path.relative_to(package).as_posix()
         links = []
@@ -102,7 +111,7 @@ def kit_readme(root: Path, pages: list[CoursePage], sources: dict[str, str], sit
             url = page_url(page.src_uri)
             links.append(f"[{page.title}]({site_url.rstrip('/')}/{url})" if site_url else f"*{page.title}* (`{url}`)")
         tests = tests_of(module)
-        tests_cell = f"`{tests}`" if (root / tests).is_file() else "none"
+        tests_cell = f"`{tests}`" if Path(tests) in packed else "none"
         summary = module_summary(path).replace("|", "\\|")
         taught_on = ", ".join(links) or "not on the site yet"
         rows.append(f"| `kit/evidencedesk/{module}` | {summary} | {tests_cell} | {taught_on} |")
@@ -183,27 +192,38 @@ def kit_pyproject(repo_pyproject: str) -> str:
     )
 
 
-def kit_archive(root: Path, extra: dict[str, bytes] | None = None) -> bytes:
+def kit_archive(root: Path, extra: dict[str, bytes] | None = None, files: list[Path] | None = None) -> bytes:
     """The kit as zip bytes, identical for identical files.
 
     Args:
-        root: the repo root; kit/ under it goes into the archive.
+        root: the repo root; the files git tracks under its kit/ go into the archive.
         extra: more files by their path in the kit's folder, e.g. {"README.md": b"..."}.
+        files: the kit files to pack, relative to root (None: select them here and log what is left out,
+            kit_files.report).
 
     Returns:
         The archive: every file under evidencedesk-kit/, in sorted order.
 
+    Raises:
+        PluginError: a file to be packed, an extra one included, looks like a secret (kit_files.check_secrets),
+            or a tracked file is a link to something outside kit/.
+
     Example: kit_archive(ROOT)[:2] == b"PK"
     """
-    files = {path.as_posix(): (root / path).read_bytes() for path in kit_files(root)}
-    files.update(extra or {})
+    if files is None:
+        selection = select_kit_files(root)
+        report(selection)
+        files = selection.files
+    contents = {path.as_posix(): (root / path).read_bytes() for path in files}
+    contents.update(extra or {})
+    check_secrets(contents)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name in sorted(files):
+        for name in sorted(contents):
             info = zipfile.ZipInfo(posixpath.join(FOLDER, name), FIXED_TIME)
             info.external_attr = 0o644 << 16
             info.compress_type = zipfile.ZIP_DEFLATED
-            archive.writestr(info, files[name])
+            archive.writestr(info, contents[name])
     return buffer.getvalue()
 
 
@@ -216,17 +236,22 @@ def kit_download(root: Path, nav: list | None, docs_dir: Path, site_url: str) ->
 
     Returns:
         The zip archive's bytes (kit_archive).
+
+    Raises:
+        PluginError: see kit_archive (a secret-looking file, a link out of kit/).
     """
+    selection = select_kit_files(root)
+    report(selection)
     pages = course_pages(nav)
     sources = {
         p.src_uri: (docs_dir / p.src_uri).read_text(encoding="utf-8") for p in pages if (docs_dir / p.src_uri).is_file()
     }
     extra = {
-        "README.md": kit_readme(root, pages, sources, site_url).encode(),
+        "README.md": kit_readme(root, pages, sources, site_url, selection.files).encode(),
         "LICENSE": (root / "LICENSE").read_bytes(),
         "pyproject.toml": kit_pyproject((root / "pyproject.toml").read_text(encoding="utf-8")).encode(),
     }
-    return kit_archive(root, extra)
+    return kit_archive(root, extra, selection.files)
 
 
 def main() -> None:

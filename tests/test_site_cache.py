@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import logging
+import multiprocessing
 import re
+from pathlib import Path
 
 import pytest
 
@@ -128,3 +131,82 @@ def test_a_well_formed_json_entry_with_wrong_types_is_a_miss(tmp_path):
     entry.write_text(entry.read_text(encoding="utf-8").replace('"fine\\n"', "null"), encoding="utf-8")
 
     assert cache.get("docs/a.md", "k") is None
+
+
+# Stores from several processes at once, and stores that fail ------------------------------------------
+
+WRITERS, STORES = 4, 200
+
+
+def _store_many(folder: str, writer: int, start, errors) -> None:
+    """One process: STORES stores of the same page, each with a result of its own; exceptions counted."""
+    cache = OutputCache(Path(folder))
+    start.wait()
+    for n in range(STORES):
+        try:
+            cache.put("docs/a.md", "key", [Result(f"writer {writer} store {n}\n")])
+        except Exception as error:  # noqa: BLE001 - counted, then reported by the test
+            errors.append(f"{type(error).__name__}: {error}")
+
+
+def test_stores_of_one_page_from_several_processes_at_once_all_succeed_and_leave_a_whole_entry(tmp_path):
+    folder = tmp_path / "cache"
+    context = multiprocessing.get_context("spawn")  # no fork of a threaded pytest worker
+    with context.Manager() as manager:
+        start, errors = manager.Barrier(WRITERS), manager.list()
+        writers = [context.Process(target=_store_many, args=(str(folder), w, start, errors)) for w in range(WRITERS)]
+        for process in writers:
+            process.start()
+        for process in writers:
+            process.join(timeout=120)
+        raised = list(errors)
+
+    assert [p.exitcode for p in writers] == [0] * WRITERS
+    assert not raised, f"{len(raised)} of {WRITERS * STORES} stores raised, e.g. {raised[:3]}"
+    stored = {f"writer {w} store {n}\n" for w in range(WRITERS) for n in range(STORES)}
+    results = OutputCache(folder).get("docs/a.md", "key")
+    assert results is not None and len(results) == 1 and results[0].output in stored
+    assert [p.name for p in folder.iterdir()] == [next(folder.glob("*.json")).name]  # no temporary file left
+
+
+def test_a_store_that_cannot_write_is_a_warning_not_an_error(tmp_path, caplog):
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the cache's parent folder should be\n", encoding="utf-8")
+    cache = OutputCache(blocked / "cache")  # root or not, nothing can be created under a regular file
+
+    with caplog.at_level(logging.WARNING, logger="sitebuild.cache"):
+        stored = cache.put("docs/a.md", "key", [Result("hi\n")])
+
+    assert stored is False and cache.get("docs/a.md", "key") is None
+    [record] = [r for r in caplog.records if r.name == "sitebuild.cache"]
+    assert record.levelno == logging.WARNING
+    assert "docs/a.md" in record.getMessage() and "NotADirectoryError" in record.getMessage()
+
+
+def test_a_store_whose_entry_is_taken_by_a_folder_keeps_nothing_half_done(tmp_path, caplog):
+    cache = OutputCache(tmp_path / "cache")
+    cache.put("docs/a.md", "key", [Result("first\n")])
+    entry = next((tmp_path / "cache").glob("*.json"))
+    entry.unlink()
+    entry.mkdir()  # the entry's own name is a folder now (say, a stray tool's): the rename cannot replace it
+    (entry / "inside").write_text("x", encoding="utf-8")
+
+    with caplog.at_level(logging.WARNING, logger="sitebuild.cache"):
+        assert cache.put("docs/a.md", "key", [Result("second\n")]) is False
+
+    assert "docs/a.md" in caplog.text
+    assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == [entry.name]  # the temporary file is gone
+
+
+@pytest.mark.site
+def test_a_build_whose_cache_cannot_be_written_warns_and_still_passes(make_site):
+    site = make_site({"index.md": PAGE}, KIT)
+    assert site.accept().code == 0
+    site.write(".cache", "a file where the cache folder should be\n")
+
+    built = site.build("--strict")
+
+    assert built.code == 0, built
+    warning = next((line for line in built.output.splitlines() if "serve cache" in line), "")
+    assert warning.startswith("WARNING") and "docs/index.md" in warning, built
+    assert "hello" in site.html()
