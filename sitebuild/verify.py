@@ -136,7 +136,7 @@ def expected_exit(block: Block, result: Result) -> str:
 def check_result(block: Block, result: Result, root: Path | None = None) -> Outcome:
     """An Outcome for a block's own run, before any comparison: raised, timed out, silent, or machine-specific."""
     output = approved.clean(result.output)
-    if problem := expected_exit(block, result):
+    if problem := expected_exit(block, result) or result.undecodable:
         return Outcome(block, output, problem, output, run_ok=False, killed=result.killed)
     if not output.strip():
         return Outcome(block, output, NO_OUTPUT, run_ok=False)
