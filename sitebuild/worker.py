@@ -14,7 +14,8 @@ running when it raised, "ValueError: boom (in thread Thread-1 (work))", or, for 
 block started (a daemon thread that outlived it), "... (in thread T, started by <docs/a.md KEY>)". Its
 traceback, without the threading module's own frames, goes to stderr like the block's. One that
 raises while no block runs is reported by the next block; after the page's last block, by none (as
-Python at exit, which does not wait for daemon threads either).
+Python at exit, which does not wait for daemon threads either). What Python cannot raise
+(sys.unraisablehook: a thread of _thread.start_new_thread, an exception in __del__) counts the same way.
 
 Left out: any import of the site's code, so a block sees only the standard library and the kit.
 """
@@ -59,7 +60,7 @@ class ThreadErrors:
         self.lock = threading.Lock()
         self.block = ""  # the file name of the block now running; "" between blocks
         self.first = ""  # the first thread exception of the running block, as its exception line
-        self.pending: list[tuple[str, str]] = []  # tracebacks of threads that raised between blocks, for the next block
+        self.pending: list[tuple[str, str]] = []  # (traceback, line) of what raised between blocks
         self.started_by: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # live thread -> its block
 
     def hook(self, args) -> None:
@@ -67,19 +68,30 @@ class ThreadErrors:
         if args.exc_type is SystemExit:
             return  # a thread may end itself with sys.exit(), as Python's own hook allows
         name = args.thread.name if args.thread is not None else "unknown"
-        frames = [f for f in traceback.extract_tb(args.exc_traceback) if f.filename != threading.__file__]
-        line = "".join(traceback.format_exception_only(args.exc_type, args.exc_value)).strip()
-        text = (f"Exception in thread {name}:\nTraceback (most recent call last):\n"
-                f"{''.join(traceback.format_list(frames))}{line}\n")
         with self.lock:
             origin = self.started_by.get(args.thread, self.block) if args.thread is not None else self.block
             where = f"in thread {name}" if origin == self.block else f"in thread {name}, started by {origin}"
-            summary = f"{line.splitlines()[-1] if line else args.exc_type.__name__} ({where})"
-            if self.block:
-                sys.stderr.write(text)
-                self.first = self.first or summary
-            else:
-                self.pending.append((text, summary))
+            self._record(f"Exception in thread {name}", where, args)
+
+    def unraisable(self, args) -> None:
+        """sys.unraisablehook: what Python could not raise (a _thread thread's exception, a __del__'s) counts
+        as a thread's: "ZeroDivisionError: division by zero (ignored in thread started by <lambda>)"."""
+        source = getattr(args.object, "__qualname__", None) or type(args.object).__name__  # no repr: no address
+        what = (args.err_msg or "Exception ignored in").removeprefix("Exception ").rstrip(": ")
+        with self.lock:
+            self._record(f"Exception {what} {source}", f"{what} {source}", args)
+
+    def _record(self, title: str, where: str, args) -> None:
+        """Write the traceback (without the threading module's frames) and keep the exception line; lock held."""
+        frames = [f for f in traceback.extract_tb(args.exc_traceback) if f.filename != threading.__file__]
+        line = "".join(traceback.format_exception_only(args.exc_type, args.exc_value)).strip()
+        text = f"{title}:\nTraceback (most recent call last):\n{''.join(traceback.format_list(frames))}{line}\n"
+        summary = f"{line.splitlines()[-1] if line else args.exc_type.__name__} ({where})"
+        if self.block:
+            sys.stderr.write(text)
+            self.first = self.first or summary
+        else:
+            self.pending.append((text, summary))
 
     def start(self, filename: str) -> None:
         """A block starts: write what threads raised since the last one, which this block then answers for."""
@@ -117,6 +129,7 @@ def main() -> None:
     sys.modules["__main__"] = page  # classes and dataclasses defined in blocks live in __main__
     errors = ThreadErrors()
     threading.excepthook = errors.hook
+    sys.unraisablehook = errors.unraisable
     for request in requests:
         block = json.loads(request)
         sys.stdout.flush()
