@@ -81,9 +81,14 @@ class PageReport:
         messages = [f"{self.page}: {p}" for p in self.page_problems]
         for o in self.outcomes:
             if o.problem:
-                detail = "".join(f"\n    {line[:300]}" for line in o.detail.splitlines()[-40:])
+                detail = "".join(f"\n    {_cut(line)}" for line in o.detail.split("\n")[-40:])
                 messages.append(f"{self.page}, {o.block.label}, key {o.block.key}: {o.problem}{detail}")
         return messages
+
+
+def _cut(line: str, width: int = 300) -> str:
+    """A detail line as the log shows it: at most width characters, saying how many more there are."""
+    return line if len(line) <= width else f"{line[:width]}… ({len(line) - width} more characters)"
 
 
 def run_blocks(blocks: list[Block], root: Path, page: str, default_timeout: float,
