@@ -72,6 +72,26 @@ def test_a_daemon_thread_that_raises_during_a_later_block_names_the_block_that_s
     assert "raised" not in failure_line(built, "docs/index.md", label(markdown, 1)), built  # new, not raised
 
 
+@pytest.mark.parametrize(
+    ("code", "reason"),
+    [
+        pytest.param("import _thread, time\n_thread.start_new_thread(lambda: 1 / 0, ())\ntime.sleep(0.5)",
+                     "raised ZeroDivisionError: division by zero (ignored in thread started by <lambda>)",
+                     id="a-low-level-thread"),
+        pytest.param("class Handle:\n    def __del__(self):\n        raise OSError('close failed')\n\nHandle()",
+                     "raised OSError: close failed (ignored in Handle.__del__)", id="an-exception-in-del"),
+    ],
+)
+def test_an_exception_python_cannot_raise_fails_the_block_as_itself(code, reason, make_site):
+    markdown = page(fence(code + "\nprint('went on')"))
+    site = make_site({"index.md": markdown})
+
+    built = site.build()
+
+    assert failure_line(built, "docs/index.md", label(markdown, 1)).endswith(reason), built
+    assert "build-machine values" not in built.output and "0x" not in built.output, built
+
+
 def test_a_thread_that_ends_itself_with_sys_exit_is_not_a_failure(make_site):
     site = make_site({"index.md": page(fence("import sys, threading\nt = threading.Thread(target=sys.exit)\n"
                                              "t.start()\nt.join()\nprint('ended quietly')"))})
