@@ -17,16 +17,30 @@ The line count makes the file unambiguous whatever an output holds, and the key 
 position) makes inserting a block change only its own entry. A diff of this file is a review of
 what changed on the page.
 
-Left out: anything that is not plain text. Outputs are text by construction.
+An output is approved as a terminal shows it (clean): a lone carriage return goes back to the
+start of its line and what follows overwrites it, so a progress line "10%\r100%" is approved as
+"100%". A diff makes what a reader cannot see visible in the lines it changes (show): trailing
+spaces, tabs, no-break and other invisible spaces, and, for two lines that would still look the
+same, every character beyond ASCII by its code point; a note under the diff says how.
+
+Left out: anything that is not plain text. Outputs are text by construction. Overwriting counts
+characters, not terminal columns: a wide (East Asian) character counts as one, a tab as one.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 from pathlib import Path
 
 HEADER = re.compile(r"^--- (?P<key>\S+) \((?P<count>\d+) lines?\)$")
+SPACE_MARK, TAB_MARK = "\u2420", "\u2409"  # ␠ a trailing space, ␉ a tab, in a diff's changed lines
+CODE_MARK = "\u27e8U+{:04X}\u27e9"  # ⟨U+00A0⟩: a character shown by its code point
+# Shown by code point in a changed line: spaces other than U+0020, invisible format characters (Cf),
+# line and paragraph separators, and the marks themselves, so that a printed "␠" cannot pass for a space.
+INVISIBLE = re.compile("[\u00a0\u1680\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ufeff\u00ad\u034f"
+                       "\u180e\ufe00-\ufe0f\u2409\u2420\u27e8\u27e9]")
 
 
 class ApprovedFileError(ValueError):
@@ -42,8 +56,29 @@ def approved_path(data_dir: Path, page: str) -> Path:
 
 
 def clean(output: str) -> str:
-    """An output as it is approved and compared: newlines only (no \\r), without the trailing ones every print adds."""
-    return output.replace("\r\n", "\n").replace("\r", "\n").rstrip("\n")
+    """An output as it is approved and compared: as a terminal shows it, without the trailing newlines prints add.
+
+    \r\n is a line end; a lone \r returns to the start of the line, and what follows overwrites what
+    was there, character by character (a terminal's carriage return).
+
+    Args:
+        output: a block's output, plain text.
+
+    Returns:
+        The output with "\n" line ends only and no trailing ones.
+
+    Example: clean("10%\\r20%\\r100%\\n") == "100%" and clean("abcdef\\rxy") == "xycdef"
+    """
+    lines = output.replace("\r\n", "\n").split("\n")
+    return "\n".join(_overwrite(line) if "\r" in line else line for line in lines).rstrip("\n")
+
+
+def _overwrite(line: str) -> str:
+    """One line as a terminal leaves it: each \r-separated part written over the start of the line."""
+    shown = ""
+    for part in line.split("\r"):
+        shown = part + shown[len(part):]
+    return shown
 
 
 def parse(text: str, name: str) -> dict[str, str]:
@@ -111,13 +146,97 @@ def render(page: str, entries: list[tuple[str, str]]) -> str:
 def diff(approved: str, actual: str, name: str, labels: tuple[str, str] | None = None) -> str:
     """A unified diff from the approved output to this build's output (difflib), "" when equal.
 
+    Lines are split at "\\n" only, as the approved file splits them. In the lines it changes, what a
+    reader cannot see is made visible (see show), with a note under the diff saying how.
+
     Args:
         approved, actual: the two outputs.
         name: the approved file's path, for the "---" label.
         labels: other ("---", "+++") labels, when the diff compares two runs instead.
 
+    Returns:
+        The diff's lines joined by "\\n", the note last when something was marked.
+
     Example: diff("a", "b", "x.txt").splitlines()[2:] == ["@@ -1 +1 @@", "-a", "+b"]
     """
     before, after = labels or (f"approved ({name})", "this build")
-    lines = difflib.unified_diff(clean(approved).splitlines(), clean(actual).splitlines(), before, after, lineterm="")
-    return "\n".join(lines)
+    lines = difflib.unified_diff(clean(approved).split("\n"), clean(actual).split("\n"), before, after, lineterm="")
+    return "\n".join(show(list(lines)))
+
+
+def show(lines: list[str]) -> list[str]:
+    """A unified diff's lines with the whitespace and invisible characters of its changed lines made visible.
+
+    In each "-" and "+" line (not the two header lines, not context): a trailing space becomes ␠, a
+    tab ␉, and a no-break space, zero-width or other invisible character ⟨U+XXXX⟩ (so do the marks
+    themselves, when an output prints them). A removed and an added line of one change that still
+    may look the same (_alike: a composed é against e and a combining accent, a Cyrillic а against a Latin a)
+    show every character beyond printable ASCII as ⟨U+XXXX⟩. A note line, last, says what was marked.
+
+    Args:
+        lines: difflib.unified_diff's lines, without line ends.
+
+    Returns:
+        The lines, marked, plus the note when anything was marked.
+
+    Example: show(["--- a", "+++ b", "@@ -1 +1 @@", "-x ", "+x"])[3:5] == ["-x␠", "+x"]
+    """
+    out, used, i = lines[:2], set(), 2
+    while i < len(lines):
+        if lines[i][:1] not in "-+":
+            out.append(lines[i])
+            i += 1
+            continue
+        removed, added = [], []
+        while i < len(lines) and lines[i].startswith("-"):
+            removed.append(lines[i][1:])
+            i += 1
+        while i < len(lines) and lines[i].startswith("+"):
+            added.append(lines[i][1:])
+            i += 1
+        alike = {k for k, (a, b) in enumerate(zip(removed, added, strict=False)) if _alike(a, b)}
+        for sign, group in (("-", removed), ("+", added)):
+            out += [sign + _visible(line, used, k in alike) for k, line in enumerate(group)]
+    if used:
+        out.append(_note(used))
+    return out
+
+
+def _alike(removed: str, added: str) -> bool:
+    """Whether two lines may look the same: equal once normalised (NFKC), or differing only where one is not ASCII."""
+    a, b = unicodedata.normalize("NFKC", removed), unicodedata.normalize("NFKC", added)
+    if a == b:
+        return True
+    return len(a) == len(b) and all(x == y or not (x.isascii() and y.isascii()) for x, y in zip(a, b, strict=True))
+
+
+def _visible(line: str, used: set, everything: bool = False) -> str:
+    """line with its trailing spaces, tabs and invisible characters marked (everything: all but printable ASCII)."""
+    body = line.rstrip(" \t")
+    marked = []
+    for char in body:
+        if char == "\t":
+            marked.append(TAB_MARK)
+        elif INVISIBLE.match(char) or (everything and not " " <= char <= "~"):
+            marked.append(CODE_MARK.format(ord(char)))
+        else:
+            marked.append(char)
+            continue
+        used.add(char)
+    for char in line[len(body):]:
+        marked.append(SPACE_MARK if char == " " else TAB_MARK)
+        used.add(char)
+    return "".join(marked)
+
+
+def _note(used: set) -> str:
+    """The line under a diff that says how its changed lines show what cannot be seen."""
+    parts = [f"{SPACE_MARK} a trailing space"] if " " in used else []
+    if "\t" in used:
+        parts.append(f"{TAB_MARK} a tab")
+    codes = sorted(ord(c) for c in used if c not in " \t")
+    if codes:
+        names = ", ".join(f"U+{code:04X} {unicodedata.name(chr(code), 'unnamed').lower()}" for code in codes[:8])
+        more = f" and {len(codes) - 8} more" if len(codes) > 8 else ""
+        parts.append(f"\u27e8U+XXXX\u27e9 a character by its code point: {names}{more}")
+    return f"(shown in the - and + lines so that they differ visibly: {'; '.join(parts)})"

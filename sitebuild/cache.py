@@ -33,7 +33,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import logging
 import os
 import sys
 import tempfile
@@ -98,11 +97,14 @@ def page_key(blocks: list[Block], default_timeout: float, environment: str) -> s
 
 
 class _StoredResult(BaseModel):
+    """One runner.Result as stored: every field of it (test_site_cache checks that none is missing)."""
+
     model_config = ConfigDict(extra="forbid", strict=True)
     output: str
     problem: str
     exit_code: int
     killed: list[str]
+    undecodable: str
 
 
 class _Entry(BaseModel):
@@ -135,7 +137,7 @@ class OutputCache:
             return None
         if (entry.page, entry.key) != (page, key):
             return None
-        return [Result(r.output, r.problem, r.exit_code, tuple(r.killed)) for r in entry.results]
+        return [Result(**{**r.model_dump(), "killed": tuple(r.killed)}) for r in entry.results]
 
     def put(self, page: str, key: str, results: list[Result]) -> bool:
         """Store a page's results under key, atomically; a store that fails is logged, never raised.

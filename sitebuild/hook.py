@@ -18,6 +18,10 @@ Modes, from the SITEBUILD_MODE environment variable:
 - serve (`make serve`, set by on_startup): failures are shown on the page itself and logged; serving goes on.
 - accept (`make accept`): new and changed outputs are approved, stale ones dropped, and each change printed.
 
+`mkdocs build --dirty` (or `serve --dirty`; on_startup keeps it in SITEBUILD_DIRTY, which outlives the
+hook's reload): only the pages MkDocs rebuilds (their source is newer than their built HTML) are run
+and verified, and one INFO line says so. An approved file counts as stale only when its page is gone.
+
 Left out: running blocks in the MkDocs process, which would keep kit modules cached between rebuilds.
 """
 
@@ -52,6 +56,7 @@ from sitebuild.verify import PageReport, accept, refuse_unstable, run_blocks, ve
 
 log = get_plugin_logger("verified-blocks")
 MODE_ENV = "SITEBUILD_MODE"
+DIRTY_ENV = "SITEBUILD_DIRTY"  # "1" while the MkDocs command runs with --dirty (set by on_startup)
 MODES = ("build", "serve", "accept")
 MARKER = re.compile(r"<!-- sitebuild block \S+ -->")
 
@@ -98,6 +103,8 @@ class SiteState:
     destinations: dict[str, str] = field(default_factory=dict)  # page src_uri -> its built HTML file
     guard: WriteGuard | None = None  # the files a block must not change (guard.py)
     wrote: list[str] = field(default_factory=list)  # pages whose blocks wrote into guarded files, this build
+    dirty: bool = False  # --dirty: only the pages MkDocs rebuilds are run and verified
+    pages: set[str] = field(default_factory=set)  # every page of the build (src_uri), rebuilt or not
 
     def rel(self, path: Path) -> str:
         return path.resolve().relative_to(self.root).as_posix()
@@ -152,6 +159,10 @@ _site: SiteState | None = None
 def on_startup(command: str, dirty: bool) -> None:
     if command == "serve":
         os.environ[MODE_ENV] = "serve"  # survives the hook's reload on every rebuild
+    if dirty:
+        os.environ[DIRTY_ENV] = "1"
+    else:
+        os.environ.pop(DIRTY_ENV, None)  # a build in the same process after a dirty one is not dirty
 
 
 def _number(config, name: str, default, low: int, high: int, whole: bool = False):
@@ -176,7 +187,8 @@ def on_config(config):
     inputs = config.extra.get("block_inputs", list(cache.DEFAULT_INPUTS))
     if not isinstance(inputs, list) or not all(isinstance(i, str) and i and not i.startswith("/") for i in inputs):
         raise PluginError(f"mkdocs.yml extra.block_inputs={inputs!r}: expected a list of paths relative to mkdocs.yml")
-    _site = SiteState(mode, root, Path(config.docs_dir).resolve(), root / "data", float(timeout), jobs, inputs)
+    _site = SiteState(mode, root, Path(config.docs_dir).resolve(), root / "data", float(timeout), jobs, inputs,
+                      dirty=os.environ.get(DIRTY_ENV) == "1")
     if mode == "serve":
         config.strict = False  # serving goes on through failures; they show on the page instead
         _site.warnings = _watch_mkdocs_warnings()
@@ -194,6 +206,9 @@ def on_files(files, config):
     site.reuse = site.mode == "serve" or os.environ.get(cache.REUSE_ENV) == "1"
     site.guard = WriteGuard(site.root, _protected(config, site.root, site.data_dir, site.inputs))
     for file in files.documentation_pages():
+        site.pages.add(file.src_uri)
+        if site.dirty and not file.is_modified():
+            continue  # MkDocs does not rebuild it (see _populate_page), so it is neither run nor verified
         try:
             source = file.content_string
         except (OSError, UnicodeDecodeError):
@@ -339,6 +354,15 @@ def _show_link_warnings(site: SiteState) -> None:
             page_file.write_text(text[:start] + boxes + text[start:], encoding="utf-8")
 
 
+def _log_dirty(site: SiteState) -> None:
+    """The INFO line of a --dirty build: which pages were verified, and how many were not."""
+    rebuilt = sorted(site.rel(site.docs_dir / src) for src in site.reports)
+    names = ", ".join(rebuilt[:5]) + (f" and {len(rebuilt) - 5} more" if len(rebuilt) > 5 else "")
+    others = len(site.pages - set(site.reports))
+    log.info(f"--dirty: ran and verified only the {len(rebuilt)} page(s) MkDocs rebuilt ({names or 'none'}); "
+             f"the other {others} page(s) were not run or checked against data/. `make site` verifies every page.")
+
+
 def on_build_error(error) -> None:
     if _site is not None and _site.pool is not None:
         _site.pool.shutdown(wait=False, cancel_futures=True)
@@ -359,7 +383,9 @@ def on_post_build(config) -> None:
         with contextlib.suppress(OSError):
             writes.parent.mkdir(parents=True, exist_ok=True)
             writes.write_text(json.dumps(sorted(site.wrote)), encoding="utf-8")
-    expected = {approved.approved_path(site.data_dir, src).resolve() for src in site.reports}
+    if site.dirty:
+        _log_dirty(site)
+    expected = {approved.approved_path(site.data_dir, src).resolve() for src in site.pages | set(site.reports)}
     changes = [c for r in site.reports.values() for c in r.changes]
     for path in sorted(site.data_dir.rglob("*.txt")) if site.data_dir.is_dir() else []:
         if path.resolve() in expected:

@@ -78,12 +78,14 @@ class Result:
         problem: "" when the block ran cleanly; else why it failed, in a few words.
         exit_code: a bash block's exit code (0 for python blocks).
         killed: names of processes the block left running, killed when it ended.
+        undecodable: "" when what it wrote is valid UTF-8; else where the first invalid byte is (see undecodable()).
     """
 
     output: str
     problem: str = ""
     exit_code: int = 0
     killed: tuple[str, ...] = ()
+    undecodable: str = ""
 
 
 def scratch_env(scratch: Path) -> dict[str, str]:
@@ -158,8 +160,34 @@ def read_capture(capture) -> tuple[bytes, str]:
 
 def captured(raw: bytes, root: Path) -> str:
     """Bytes a block wrote, as the output the site shows and compares: decoded, plain text, root relative, and
-    the builder's secrets removed (leaks.redact), before anything compares, shows or stores it."""
-    return redact(relative(plain_text(raw.decode("utf-8", "replace")), root))
+    the builder's secrets removed (leaks.redact), before anything compares, shows or stores it.
+
+    A byte that is not part of valid UTF-8 shows as \\xNN (never U+FFFD); undecodable() names the first.
+    """
+    return redact(relative(plain_text(raw.decode("utf-8", "backslashreplace")), root))
+
+
+def undecodable(raw: bytes) -> str:
+    """"" when bytes a block wrote are valid UTF-8; else a problem naming where the first invalid byte is.
+
+    Args:
+        raw: everything the block wrote to stdout and stderr.
+
+    Returns:
+        "" or a one-line problem: the invalid bytes as \\xNN, their line, and their byte in that line and in the output.
+
+    Example: undecodable(b"ok\\ncaf\\xe9\\n").startswith("printed bytes that are not valid UTF-8: \\\\xe9 on line 2")
+    """
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw.count(b"\n", 0, error.start) + 1
+        column = error.start - raw.rfind(b"\n", 0, error.start)
+        bad = "".join(f"\\x{byte:02x}" for byte in raw[error.start:error.end])
+        return (f"printed bytes that are not valid UTF-8: {bad} on line {line}, byte {column} of the line "
+                f"(byte {error.start + 1} of the output, shown as \\xNN); print text: decode the bytes, or print "
+                "their repr()")
+    return ""
 
 
 def _kill(process: subprocess.Popen) -> None:
@@ -302,7 +330,8 @@ def run_bash(code: str, root: Path, timeout: float, *, workdir: str = "", width:
         raw, too_much = read_capture(capture)
         output = captured(raw, root)
     code_ = process.returncode
-    return Result(output, too_much or (f"exited with code {code_}" if code_ else ""), code_, killed)
+    return Result(output, too_much or (f"exited with code {code_}" if code_ else ""), code_, killed,
+                  "" if too_much else undecodable(raw))
 
 
 class PageSession:
@@ -398,8 +427,9 @@ class PageSession:
             output, _ = self._captured()
             self.close()
             return Result(output, "wrote into the site's reply pipe (a file descriptor it does not own)")
-        output, too_much = self._captured()
-        return Result(output, too_much or (f"raised {raised}" if raised else ""))
+        raw, too_much = read_capture(self._capture)
+        return Result(captured(raw, self.root), too_much or (f"raised {raised}" if raised else ""),
+                      undecodable="" if too_much else undecodable(raw))
 
     def close(self) -> None:
         """End the interpreter and whatever its blocks left running, and free its pipes; safe to call twice."""

@@ -84,9 +84,14 @@ class PageReport:
         messages = [f"{self.page}: {p}" for p in self.page_problems]
         for o in self.outcomes:
             if o.problem:
-                detail = "".join(f"\n    {line[:300]}" for line in o.detail.splitlines()[-40:])
+                detail = "".join(f"\n    {_cut(line)}" for line in o.detail.split("\n")[-40:])
                 messages.append(f"{self.page}, {o.block.label}, key {o.block.key}: {o.problem}{detail}")
         return messages
+
+
+def _cut(line: str, width: int = 300) -> str:
+    """A detail line as the log shows it: at most width characters, saying how many more there are."""
+    return line if len(line) <= width else f"{line[:width]}… ({len(line) - width} more characters)"
 
 
 def run_blocks(blocks: list[Block], root: Path, page: str, default_timeout: float,
@@ -158,7 +163,7 @@ def check_result(block: Block, result: Result, root: Path | None = None, code: s
         problem = (f"printed the value of the builder's secret environment variable {variables} (removed from "
                    "the output shown here); a block must never print a secret: remove what reads it")
         return Outcome(block, output, problem, output, run_ok=False, killed=result.killed)
-    if problem := expected_exit(block, result):
+    if problem := expected_exit(block, result) or result.undecodable:
         return Outcome(block, output, problem, output, run_ok=False, killed=result.killed)
     if not output.strip():
         return Outcome(block, output, NO_OUTPUT, run_ok=False)

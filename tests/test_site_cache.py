@@ -210,3 +210,17 @@ def test_a_build_whose_cache_cannot_be_written_warns_and_still_passes(make_site)
     warning = next((line for line in built.output.splitlines() if "serve cache" in line), "")
     assert warning.startswith("WARNING") and "docs/index.md" in warning, built
     assert "hello" in site.html()
+
+
+def test_every_field_of_a_result_comes_back_from_the_cache(tmp_path):
+    from dataclasses import fields
+
+    from sitebuild.cache import OutputCache
+    from sitebuild.runner import Result
+
+    values = {"output": "out", "problem": "a problem", "exit_code": 3, "killed": ("sleep",), "undecodable": "bytes"}
+    assert {f.name for f in fields(Result)} == set(values), "a new Result field: store it, and give it a value here"
+    cache = OutputCache(tmp_path)
+    cache.put("docs/a.md", "key", [Result(**values)])
+
+    assert cache.get("docs/a.md", "key") == [Result(**values)]
