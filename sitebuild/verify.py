@@ -11,7 +11,7 @@ Left out: MkDocs. hook.py feeds pages in and renders the outcomes; this module i
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import approved
@@ -47,7 +47,8 @@ class Outcome:
     detail: str = ""
     run_ok: bool = True  # ran cleanly and printed something stable, so its output may be approved
     rendered: bool = False  # set by the hook once the page shows it
-    killed: tuple[str, ...] = ()  # processes a bash block left running, killed when it ended
+    killed: tuple[str, ...] = ()  # processes a bash block left running, killed when it ended (on a page's last
+    # python block: those the page's python blocks left running, killed when the page's session closed)
     replaces: str = ""  # the approved entry of this block before its code was edited, if any
 
 
@@ -98,7 +99,8 @@ def run_blocks(blocks: list[Block], root: Path, page: str, default_timeout: floa
         python: the interpreter to run them with (default: this one), e.g. a learner's fresh venv.
 
     Returns:
-        One Result per block, in the same order.
+        One Result per block, in the same order. The last python block's Result.killed names what the page's
+        python blocks left running, killed once the page's last block had run.
     """
     results = []
     run = secrets.token_hex(6)  # marks this run's processes apart from any other build's, at the same time
@@ -113,6 +115,9 @@ def run_blocks(blocks: list[Block], root: Path, page: str, default_timeout: floa
             else:
                 results.append(run_bash(block.code, root, timeout, workdir=block.workdir, width=block.width,
                                         python=python, mark=f"{page} {block.key} {run}"))
+    python_blocks = [i for i, block in enumerate(blocks) if block.language == "python"]
+    if session.killed and python_blocks:
+        results[python_blocks[-1]] = replace(results[python_blocks[-1]], killed=session.killed)
     return results
 
 
@@ -139,13 +144,13 @@ def check_result(block: Block, result: Result, root: Path | None = None) -> Outc
     if problem := expected_exit(block, result):
         return Outcome(block, output, problem, output, run_ok=False, killed=result.killed)
     if not output.strip():
-        return Outcome(block, output, NO_OUTPUT, run_ok=False)
+        return Outcome(block, output, NO_OUTPUT, run_ok=False, killed=result.killed)
     if len(output) > MAX_OUTPUT_CHARS:
         problem = f"printed {len(output)} characters; a page shows at most {MAX_OUTPUT_CHARS}: print a summary instead"
-        return Outcome(block, output, problem, output[:2000], run_ok=False)
+        return Outcome(block, output, problem, output[:2000], run_ok=False, killed=result.killed)
     if leaks := machine_values(output, root):
         problem = f"output holds build-machine values that differ on every machine: {', '.join(sorted(set(leaks)))}"
-        return Outcome(block, output, problem, output, run_ok=False)
+        return Outcome(block, output, problem, output, run_ok=False, killed=result.killed)
     return Outcome(block, output, killed=result.killed)
 
 
