@@ -198,15 +198,19 @@ def main(argv: list[str]) -> int:
     become_subreaper()
     ends = {signal.SIGTERM, signal.SIGCHLD}
     signal.pthread_sigmask(signal.SIG_BLOCK, ends)  # waited for with sigwaitinfo: no handler, no race
-    try:
-        child = os.posix_spawnp(program[0], program, os.environ, setsigmask=(),
-                                setsigdef=(signal.SIGPIPE, signal.SIGXFSZ))  # Python ignores both; a shell must not
-    except OSError as error:
-        sys.stderr.write(f"{program[0]}: {error.strerror}\n")
-        child, status = 0, 127 << 8
+    child = os.fork()  # not posix_spawn: glibc's leaves its own two signals ignored in the program
+    if child == 0:
+        try:
+            for ignored in (signal.SIGPIPE, signal.SIGXFSZ):  # Python ignores both; a shell must not
+                signal.signal(ignored, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_SETMASK, ())
+            os.execvp(program[0], program)
+        except OSError as error:
+            os.write(2, f"{program[0]}: {error.strerror}\n".encode())
+        os._exit(127)
     for fd in handed:
         os.close(fd)
-    while child:
+    while True:
         if signal.sigwaitinfo(ends).si_signo == signal.SIGTERM:
             os.kill(child, signal.SIGKILL)  # not reaped yet, so the pid is still the child's
             status = os.waitpid(child, 0)[1]
