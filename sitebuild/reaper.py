@@ -46,7 +46,7 @@ def become_subreaper() -> bool:
     Example: become_subreaper()  # True on Linux 3.4 and later
     """
     try:
-        import ctypes  # noqa: PLC0415 - only here: its import is a third of the launcher's start
+        import ctypes  # only here: its import is a third of the launcher's start
 
         libc = ctypes.CDLL(None, use_errno=True)
         return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0

@@ -10,6 +10,9 @@ the machine cannot fail these tests. They fail on bcfcd01, where each of these s
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -143,3 +146,25 @@ def test_a_page_session_kills_what_its_blocks_left_when_it_closes_not_before(tmp
     assert (first.problem, later.output) == ("", "sleep\n")  # still running while the page's blocks run
     assert not alive(pid)
     assert session.killed == ("sleep",)
+
+
+def test_kill_tree_kills_everything_below_a_pid_and_leaves_the_pid():
+    # What the runner falls back to for a launcher that does not answer: the walk of /proc from its pid.
+    from sitebuild import reaper  # not at the top: bcfcd01 has none, and the tests above fail there on their own
+
+    code = ("import subprocess, time\nchild = subprocess.Popen(['sleep', '179'], env={}, start_new_session=True)\n"
+            "print(child.pid, flush=True)\ntime.sleep(60)")
+    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    try:
+        pid = int(parent.stdout.readline())
+        while Path(f"/proc/{pid}/comm").read_text() != "sleep\n":
+            time.sleep(0.01)
+
+        killed = reaper.kill_tree(parent.pid)
+
+        assert not alive(pid)
+        assert killed == ("sleep",)
+        assert parent.poll() is None
+    finally:
+        parent.kill()
+        parent.wait()
