@@ -311,8 +311,10 @@ def on_page_content(html_text: str, page, config, files) -> str:
     report.problems.extend(crosslinks.check_page(page.file.src_uri, page.file.content_string, config.nav))
     for outcome in report.outcomes:
         if outcome.killed:
-            log.info(f"{report.page}, {outcome.block.label}: killed {len(outcome.killed)} process(es) it left "
-                     f"running when its shell ended: {', '.join(outcome.killed)}")
+            left = "it left running when its shell ended" if outcome.block.language == "bash" else \
+                "the page's python blocks left running when its last block had run"
+            log.info(f"{report.page}, {outcome.block.label}: killed {len(outcome.killed)} process(es) {left}: "
+                     f"{', '.join(outcome.killed)}")
     for message in report.failures():
         (log.warning if _site.mode == "serve" else log.error)(message)
     boxes = "".join(render.failure_box("This page failed verification", p) for p in report.page_problems)

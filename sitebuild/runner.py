@@ -11,7 +11,10 @@ characters are written as \\xNN. It never holds the build machine's paths: the r
 relative; an output that still holds a machine-specific value is reported by verify.py (leaks.py),
 and the builder's secrets are removed from it as it is read (leaks.redact).
 
-A bash block ends when its shell ends: processes it left running are killed then, and named.
+A bash block ends when its shell ends: processes it left running are killed then, and named. Processes
+python blocks started are killed when the page's session closes, and named too. Both kinds run under
+reaper.py, a child subreaper, so whatever they start stays below it, whatever it does to its session,
+environment or parent; a scan by session and by mark (MARK_ENV) stays as a second net.
 
 Left out: caching (cache.py decides whether a page runs at all).
 """
@@ -32,9 +35,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from sitebuild.leaks import redact
+from . import reaper
+from .leaks import redact
 
 WORKER = Path(__file__).with_name("worker.py")
+REAPER = Path(__file__).with_name("reaper.py")
+END_WAIT = 30  # seconds a launcher asked to end may take before it is killed: a bound, it needs milliseconds
 # Terminal escape sequences: CSI (colours, cursor moves), OSC (titles, hyperlinks), and two-byte ones.
 ESCAPES = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves
@@ -77,7 +83,8 @@ class Result:
         output: everything it wrote to stdout and stderr, as plain text, paths made relative to the repo root.
         problem: "" when the block ran cleanly; else why it failed, in a few words.
         exit_code: a bash block's exit code (0 for python blocks).
-        killed: names of processes the block left running, killed when it ended.
+        killed: names of processes the block left running, killed when it ended; on a page's last python
+            block, those the page's python blocks left running, killed when the page's session closed.
         undecodable: "" when what it wrote is valid UTF-8; else where the first invalid byte is (see undecodable()).
     """
 
@@ -196,6 +203,50 @@ def _kill(process: subprocess.Popen) -> None:
     process.wait()
 
 
+def _launch(program: list[str], report, handed: tuple[int, ...] = (), **options) -> subprocess.Popen:
+    """Start program under reaper.py (a child subreaper) in a session of its own; it reports into report."""
+    fds = (report.fileno(), *handed)
+    return subprocess.Popen([sys.executable, "-I", "-S", str(REAPER), *map(str, fds), "--", *program],
+                            pass_fds=fds, start_new_session=True, umask=0o022, stdin=subprocess.DEVNULL,
+                            stderr=subprocess.STDOUT, **options)
+
+
+def _end(process: subprocess.Popen, report) -> tuple[int, tuple[str, ...]]:
+    """End a launcher (see reaper.py): it kills its program and everything below it, and reports.
+
+    Returns:
+        The program's exit code (-N after signal N, as Popen says) and the names of what was killed. A
+        launcher that does not end within END_WAIT is stopped, its tree killed from here, then itself.
+    """
+    process.send_signal(signal.SIGTERM)  # a launcher that has already ended is left alone (Popen polls first)
+    process.send_signal(signal.SIGCONT)  # one a block stopped answers too
+    try:
+        process.wait(timeout=END_WAIT)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(process.pid, signal.SIGSTOP)
+        killed = reaper.kill_tree(process.pid)
+        _kill(process)
+        return process.returncode, killed
+    return _reported(process, report)
+
+
+def _reported(process: subprocess.Popen, report) -> tuple[int, tuple[str, ...]]:
+    """An ended launcher's report: its program's exit code and the names it killed.
+
+    A report that does not match the launcher's own exit code (the launcher was killed, or something wrote
+    into the file) is not used: then the launcher's exit code is the answer, and no name.
+    """
+    report.seek(0)
+    read = reaper.read_report(report.read(CAPTURE_LIMIT))
+    if read is None:
+        return process.returncode, ()
+    code = os.waitstatus_to_exitcode(read[0])
+    if process.returncode != (code if code >= 0 else 128 - code):
+        return process.returncode, ()
+    return code, read[1]
+
+
 def start_time(pid: int) -> int:
     """When a process started, in clock ticks after boot (/proc/PID/stat, field 22); 0 where /proc cannot say."""
     with contextlib.suppress(OSError, ValueError, IndexError):
@@ -307,29 +358,22 @@ def run_bash(code: str, root: Path, timeout: float, *, workdir: str = "", width:
     mark = mark or f"bash {secrets.token_hex(8)}"
     cwd = root / workdir if workdir else root
     env = {**block_env(cwd, python, scratch), "COLUMNS": str(width), MARK_ENV: mark}
-    with tempfile.TemporaryFile() as capture:  # a file, not a pipe: a background process cannot hold it open
-        process = subprocess.Popen(
-            ["bash", "-e", "-o", "pipefail", "-c", code],
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=capture,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own session and process group, so what it starts can be found
-            umask=0o022,  # files it creates get the same modes on every machine
-        )
-        started = start_time(process.pid)  # readable until the shell is waited for
+    # A file, not a pipe: a background process cannot hold it open. The shell runs under the reaper (a child
+    # subreaper) in a session of its own, with a umask of 022 (files get the same modes on every machine).
+    with tempfile.TemporaryFile() as capture, tempfile.TemporaryFile() as report:
+        process = _launch(["bash", "-e", "-o", "pipefail", "-c", code], report, cwd=cwd, env=env, stdout=capture)
+        started = start_time(process.pid)  # readable until the launcher is waited for
         try:
             process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            _kill(process)
+            _end(process, report)
             kill_leftovers(process.pid, mark, started)
             raw, _ = read_capture(capture)
             return Result(captured(raw, root), f"timed out after {timeout:g} s", -9)
-        killed = kill_leftovers(process.pid, mark, started)
+        code_, killed = _reported(process, report)
+        killed = tuple(sorted(killed + kill_leftovers(process.pid, mark, started)))
         raw, too_much = read_capture(capture)
         output = captured(raw, root)
-    code_ = process.returncode
     return Result(output, too_much or (f"exited with code {code_}" if code_ else ""), code_, killed,
                   "" if too_much else undecodable(raw))
 
@@ -350,7 +394,9 @@ class PageSession:
         self.python = python or sys.executable  # the interpreter the page's blocks run in
         self.mark = mark or f"python {secrets.token_hex(8)}"  # names the session's processes (MARK_ENV); unique
         self.ended = ""  # why the session ended early, if it did
-        self._process: subprocess.Popen | None = None
+        self.killed: tuple[str, ...] = ()  # names of what the page's blocks left running, once the session ended
+        self._process: subprocess.Popen | None = None  # the launcher (reaper.py) the interpreter runs under
+        self._exit_code = 0  # the interpreter's, once it ended
 
     def __enter__(self) -> PageSession:
         return self
@@ -360,19 +406,17 @@ class PageSession:
 
     def _start(self) -> None:
         self._capture = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the session; closed in close()
+        self._report = tempfile.TemporaryFile()  # noqa: SIM115 - the same
         req_read, self._req = os.pipe()
         self._rep, rep_write = os.pipe()
-        self._process = subprocess.Popen(
+        self._process = _launch(
             [self.python, "-u", str(WORKER), str(req_read), str(rep_write)],
+            self._report,
+            (req_read, rep_write),
             cwd=self.root,
             env={**block_env(self.root, None if self.python == sys.executable else self.python, self.scratch),
                  MARK_ENV: self.mark},
-            umask=0o022,
-            stdin=subprocess.DEVNULL,
             stdout=self._capture,
-            stderr=subprocess.STDOUT,
-            pass_fds=(req_read, rep_write),
-            start_new_session=True,
         )
         self._started = start_time(self._process.pid)
         os.close(req_read)
@@ -406,13 +450,14 @@ class PageSession:
         ready, _, _ = select.select([self._rep], [], [], timeout)
         if not ready:
             self.ended = f"an earlier block of this page timed out ({filename})"
-            _kill(self._process)  # first, so whatever it printed is complete
+            self._stop()  # first, so whatever it printed is complete
             output, _ = self._captured()
             self.close()
             return Result(output, f"timed out after {timeout:g} s")
         reply = _read_line(self._rep)
         if not reply:
-            exit_code = self._process.wait()
+            self._stop()
+            exit_code = self._exit_code
             self.ended = f"an earlier block ended the page's Python interpreter ({filename})"
             output, _ = self._captured()
             self.close()
@@ -431,17 +476,25 @@ class PageSession:
         return Result(captured(raw, self.root), too_much or (f"raised {raised}" if raised else ""),
                       undecodable="" if too_much else undecodable(raw))
 
+    def _stop(self) -> None:
+        """End the interpreter, then whatever its blocks left running (named in self.killed); safe twice."""
+        if self._process is None or self._process.returncode is not None:
+            return
+        self._exit_code, killed = _end(self._process, self._report)
+        killed += kill_leftovers(self._process.pid, self.mark, self._started)
+        self.killed = tuple(sorted(self.killed + killed))
+
     def close(self) -> None:
         """End the interpreter and whatever its blocks left running, and free its pipes; safe to call twice."""
         if self._process is None:
             return
-        _kill(self._process)
-        kill_leftovers(self._process.pid, self.mark, self._started)
+        self._stop()
         for fd in (self._req, self._rep):
             with contextlib.suppress(OSError):
                 os.close(fd)
         self._process = None
         self._capture.close()
+        self._report.close()
 
 
 def _read_line(fd: int) -> str:

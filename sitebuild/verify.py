@@ -50,7 +50,8 @@ class Outcome:
     detail: str = ""
     run_ok: bool = True  # ran cleanly and printed something stable, so its output may be approved
     rendered: bool = False  # set by the hook once the page shows it
-    killed: tuple[str, ...] = ()  # processes a bash block left running, killed when it ended
+    killed: tuple[str, ...] = ()  # processes a bash block left running, killed when it ended (on a page's last
+    # python block: those the page's python blocks left running, killed when the page's session closed)
     replaces: str = ""  # the approved entry of this block before its code was edited, if any
 
 
@@ -109,7 +110,9 @@ def run_blocks(blocks: list[Block], root: Path, page: str, default_timeout: floa
 
     Returns:
         One Result per block, in the same order. The tools blocks run keep their caches in a scratch folder
-        of this run (runner.scratch_env), removed when the page's last block has run.
+        of this run (runner.scratch_env), removed when the page's last block has run. The last python
+        block's Result.killed names what the page's python blocks left running, killed once the page's last
+        block had run.
     """
     results = []
     run = secrets.token_hex(6)  # marks this run's processes apart from any other build's, at the same time
@@ -129,6 +132,9 @@ def run_blocks(blocks: list[Block], root: Path, page: str, default_timeout: floa
             if guard and (wrote := guard.finish(window, before)):
                 result = replace(result, problem=wrote + (f"; it also {result.problem}" if result.problem else ""))
             results.append(result)
+    python_blocks = [i for i, block in enumerate(blocks) if block.language == "python"]
+    if session.killed and python_blocks:
+        results[python_blocks[-1]] = replace(results[python_blocks[-1]], killed=session.killed)
     return results
 
 
@@ -166,13 +172,13 @@ def check_result(block: Block, result: Result, root: Path | None = None, code: s
     if problem := expected_exit(block, result) or result.undecodable:
         return Outcome(block, output, problem, output, run_ok=False, killed=result.killed)
     if not output.strip():
-        return Outcome(block, output, NO_OUTPUT, run_ok=False)
+        return Outcome(block, output, NO_OUTPUT, run_ok=False, killed=result.killed)
     if len(output) > MAX_OUTPUT_CHARS:
         problem = f"printed {len(output)} characters; a page shows at most {MAX_OUTPUT_CHARS}: print a summary instead"
-        return Outcome(block, output, problem, output[:2000], run_ok=False)
+        return Outcome(block, output, problem, output[:2000], run_ok=False, killed=result.killed)
     if leaks := machine_values(output, root, code or block.code):
         problem = f"output holds build-machine values that differ on every machine: {', '.join(sorted(set(leaks)))}"
-        return Outcome(block, output, problem, output, run_ok=False)
+        return Outcome(block, output, problem, output, run_ok=False, killed=result.killed)
     return Outcome(block, output, killed=result.killed)
 
 

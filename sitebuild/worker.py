@@ -1,7 +1,8 @@
 """The Python interpreter behind one page: runs that page's python blocks, in order, in one namespace.
 
-Started by runner.PageSession as `python -u worker.py REQUEST_FD REPLY_FD`, with stdout and stderr
-both pointing at one capture file. For each request (a JSON line: code, a file name for
+Started by runner.PageSession as `python -u worker.py REQUEST_FD REPLY_FD` (under reaper.py, which
+kills what its blocks leave running once the page's session closes), with stdout and stderr both
+pointing at one capture file. For each request (a JSON line: code, a file name for
 tracebacks, a workdir relative to the root and a terminal width) it empties the capture file, runs
 the code as `__main__` in that folder with COLUMNS set, and answers with a JSON line:
 {"raised": "", "token": ...} or {"raised": "<exception line>", "token": ...}, echoing the request's

@@ -1,0 +1,229 @@
+"""Find and kill every process a block started, whatever it did to its session, environment or parent.
+
+Linux lets a process be a *child subreaper* (prctl PR_SET_CHILD_SUBREAPER): an orphan below it is
+reparented to it, not to init. So whatever a program starts stays below such a process, even after
+`setsid`, `env -i` or a double fork, and a walk of /proc from it finds it all. Run as a script, this
+module is that process, a launcher: it starts one program, waits for it to end, kills and reaps
+everything left below itself, and reports to its caller in a file the caller opened:
+
+    python -I -S reaper.py REPORT_FD [FD ...] -- PROGRAM [ARG ...]
+
+FD ...: descriptors handed to the program, closed in the launcher once the program runs. SIGTERM to
+the launcher ends the program (SIGKILL), then everything below it, the same way. The report is the
+program's wait status and the names of the processes killed (see read_report); the launcher exits
+with the program's exit code (128 + N after signal N). Imported, the module gives the caller the same
+walk (kill_tree), for a launcher that no longer answers.
+
+Left out: a cgroup or a PID namespace, which would also hold a process that kills the launcher itself
+(SIGKILL) before it can reap. Where prctl is not available (not Linux), the launcher is a plain parent,
+orphans go to init as before, and the caller's own scan (runner.kill_leftovers) is the only net. Stdlib
+only and no import of the site's code, since it runs as a script; it imports neither json nor signal
+(re and enum cost more than the rest of its start).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+try:
+    import _signal as signal  # signal's constants and calls without its enum import
+except ImportError:  # pragma: no cover - an interpreter without CPython's _signal
+    import signal
+
+PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
+MAX_PASSES = 2000  # bounds kill_tree, so that a fork loop cannot hold it forever
+PAUSE = 0.001  # seconds between passes that found nothing new: killed processes take a moment to die
+
+
+def become_subreaper() -> bool:
+    """Make this process a child subreaper: orphans below it are reparented to it instead of init.
+
+    Returns:
+        True when the kernel took it; False where prctl is missing or refuses (not Linux, a sandbox).
+
+    Example: become_subreaper()  # True on Linux 3.4 and later
+    """
+    try:
+        import ctypes  # only here: its import is a third of the launcher's start
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (ImportError, OSError, AttributeError):
+        return False
+
+
+def _stat(pid: int) -> tuple[str, str, int, int]:
+    """A process's name, state, parent pid and start time (/proc/PID/stat fields 2, 3, 4 and 22)."""
+    with open(f"/proc/{pid}/stat", "rb") as stat:
+        name, rest = stat.read().rsplit(b")", 1)
+    fields = rest.split()
+    return name.split(b"(", 1)[1].decode(errors="replace"), fields[0].decode(), int(fields[1]), int(fields[19])
+
+
+def _children_lists(pid: int) -> list[int]:
+    """pid's children from /proc/PID/task/TID/children (fast; may miss one that forks or exits meanwhile)."""
+    found = []
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{tid}/children", "rb") as children:
+            found += [int(child) for child in children.read().split()]
+    return found
+
+
+def descendants(root: int, *, full: bool = False) -> list[tuple[int, int, str]]:
+    """The live processes below root: (pid, start time, name), zombies left out; root itself is not one.
+
+    Args:
+        root: a pid.
+        full: read every /proc/PID/stat (slow, exact) instead of the kernel's children lists (fast), which
+            it falls back to where those lists do not exist.
+
+    Returns:
+        [] where there is no /proc, or nothing lives below root.
+
+    Example: descendants(os.getpid())  # [] in a process that started nothing
+    """
+    if not os.path.exists("/proc/self/stat"):
+        return []
+    stats, below = {}, {}
+    if full or not os.path.exists(f"/proc/{root}/task/{root}/children"):
+        for name in os.listdir("/proc"):
+            if name.isdigit():
+                try:
+                    stats[int(name)] = _stat(int(name))
+                except (OSError, ValueError, IndexError):
+                    continue
+        for pid, (_, _, ppid, _) in stats.items():
+            below.setdefault(ppid, []).append(pid)
+    found, todo = [], [root]
+    while todo:
+        parent = todo.pop()
+        try:
+            children = below.get(parent, []) if stats else _children_lists(parent)
+        except (OSError, ValueError):
+            continue  # parent ended meanwhile; its children are reparented and show on a later pass
+        for pid in children:
+            try:
+                name, state, _, start = stats[pid] if stats else _stat(pid)
+            except (OSError, ValueError, IndexError):
+                continue
+            if state != "Z":  # a zombie has ended (a killed process that no one has reaped yet)
+                found.append((pid, start, name))
+                todo.append(pid)
+    return found
+
+
+def _kill(pid: int, start: int) -> None:
+    """SIGKILL pid, unless it now names a process that started at another time (its pid was reused)."""
+    pidfd = None
+    try:  # noqa: SIM105 - contextlib is one more import for a launcher that starts before every bash block
+        pidfd = os.pidfd_open(pid)  # holds this very process, so the check below cannot go stale
+    except (AttributeError, OSError):
+        pass
+    try:
+        if _stat(pid)[3] != start:
+            return
+        if pidfd is None:
+            os.kill(pid, signal.SIGKILL)
+        else:
+            signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+    except (OSError, ValueError, IndexError):
+        pass  # ended meanwhile, or not ours to kill
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
+def _reap() -> bool:
+    """Reap this process's ended children; False once it has no child left at all."""
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
+    except ChildProcessError:
+        return False
+    return True
+
+
+def kill_tree(root: int, *, reap: bool = False, passes: int = MAX_PASSES) -> tuple[str, ...]:
+    """Kill every process below root, again and again until none is left (or passes run out).
+
+    A process below root that forks while it is killed leaves a child, which the next pass finds.
+
+    Args:
+        root: a pid, usually a subreaper (then nothing below it can get away by losing its parent).
+        reap: root is this process: reap its ended children, and stop only once it has none left.
+        passes: a bound on the scans of /proc.
+
+    Returns:
+        The names of the processes killed (as /proc shows them, at most 15 characters), sorted.
+
+    Example: kill_tree(launcher.pid)  # ("sleep", "sleep")
+    """
+    killed: dict[tuple[int, int], str] = {}
+    for _ in range(passes):
+        if reap and not _reap():
+            break  # no child left, so nothing below: a process below always has a live parent up to here
+        found = descendants(root) or descendants(root, full=True)
+        if not found and not reap:
+            break
+        new = [(pid, start, name) for pid, start, name in found if (pid, start) not in killed]
+        for pid, start, name in found:
+            killed[(pid, start)] = name
+            _kill(pid, start)
+        if not new:
+            time.sleep(PAUSE)
+    return tuple(sorted(killed.values()))
+
+
+def read_report(data: bytes) -> tuple[int, tuple[str, ...]] | None:
+    """A launcher's report: (the program's wait status, the names killed), or None if it is not one.
+
+    The report is the status in decimal, then each name, all separated by NUL (no name holds one).
+
+    Example: read_report(b"256\\0sleep") == (256, ("sleep",))
+    """
+    status, *names = data.split(b"\0")
+    if not status.isdigit():
+        return None
+    return int(status), tuple(name.decode(errors="replace") for name in names)
+
+
+def main(argv: list[str]) -> int:
+    """Run the program of argv under this process as a subreaper (see the module docstring); its exit code."""
+    split = argv.index("--")
+    report, *handed = (int(fd) for fd in argv[:split])
+    program = argv[split + 1:]
+    os.set_inheritable(report, False)
+    become_subreaper()
+    ends = {signal.SIGTERM, signal.SIGCHLD}
+    signal.pthread_sigmask(signal.SIG_BLOCK, ends)  # waited for with sigwaitinfo: no handler, no race
+    child = os.fork()  # not posix_spawn: glibc's leaves its own two signals ignored in the program
+    if child == 0:
+        try:
+            for ignored in (signal.SIGPIPE, signal.SIGXFSZ):  # Python ignores both; a shell must not
+                signal.signal(ignored, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_SETMASK, ())
+            os.execvp(program[0], program)
+        except OSError as error:
+            os.write(2, f"{program[0]}: {error.strerror}\n".encode())
+        os._exit(127)
+    for fd in handed:
+        os.close(fd)
+    while True:
+        if signal.sigwaitinfo(ends).si_signo == signal.SIGTERM:
+            os.kill(child, signal.SIGKILL)  # not reaped yet, so the pid is still the child's
+            status = os.waitpid(child, 0)[1]
+            break
+        pid, status = os.waitpid(child, os.WNOHANG)
+        if pid:
+            break
+    names = kill_tree(os.getpid(), reap=True)
+    os.ftruncate(report, 0)  # anything written into it meanwhile (through /proc/PID/fd) is dropped
+    os.pwrite(report, b"\0".join([str(status).encode(), *(name.encode() for name in names)]), 0)
+    code = os.waitstatus_to_exitcode(status)
+    return code if code >= 0 else 128 - code
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
