@@ -2,8 +2,10 @@
 
 Every provider is reached through one small protocol, `LLMClient.complete(request) -> response`, so the
 rest of the kit never imports a vendor SDK. Whatever goes wrong at a provider reaches the caller as one of
-four kit errors (RateLimited, LLMTimeout, BadRequest, MalformedResponse), each with a code and a
-`retryable` flag; providers.py holds two adapters that do this mapping. `ScriptedClient` replays fixed
+the kit's errors (RateLimited, Overloaded, ServerError, LLMTimeout, BadRequest, ContextTooLong, AuthFailed,
+MalformedResponse), each with a code and a `retryable` flag; providers.py holds two adapters that do this
+mapping. Every LLMResponse says why the model stopped (STOP_REASONS: stop, length, tool_calls,
+content_filter), and require_complete() refuses a text answer that did not end by itself. `ScriptedClient` replays fixed
 replies (or raises scripted errors), which makes every run repeatable. This module imports nothing else
 from the kit. Left out: real providers, streaming, tool-calling wire formats, and real tokenizers
 (`estimate_tokens` and `request_tokens` are documented estimates).
@@ -18,12 +20,26 @@ from typing import Protocol
 ROLES = frozenset({"system", "user", "assistant"})
 CHARS_PER_TOKEN = 4  # the kit's round convention for estimates, not a property of any real tokenizer
 MESSAGE_OVERHEAD_TOKENS = 4  # per message, for role and separators: part of the estimate, not measured
+MAX_TEMPERATURE = 2.0  # the highest sampling temperature a request may ask for (a common provider range)
+TEXT = "text"  # the default response_format: free text, no schema
 
 # The kit's error codes: what calling code sees, whichever provider answered.
 RATE_LIMITED = "rate_limited"  # the provider refuses for now: too many requests or tokens; retry later
+OVERLOADED = "overloaded"  # the provider has no capacity just now, for anyone; retry later, with backoff
+SERVER_ERROR = "server_error"  # the provider failed on its own side; the same request may work on a retry
 TIMEOUT = "timeout"  # no answer in time, reported by the provider or measured by us; retry may work
 BAD_REQUEST = "bad_request"  # the provider refuses this request as written; the same request fails again
+CONTEXT_TOO_LONG = "context_too_long"  # input plus output allowance exceed the model's window: shorten it
+AUTH_FAILED = "auth_failed"  # the key is missing, wrong, revoked or lacks access: a person must fix it
 MALFORMED_RESPONSE = "malformed_response"  # the reply does not fit the wire format; nothing usable came back
+INCOMPLETE = "incomplete"  # not from a provider: require_complete refused an answer the model did not end
+
+# Why a model stopped, whichever provider answered: every LLMResponse carries one.
+STOP = "stop"  # the model ended its answer by itself
+LENGTH = "length"  # cut at max_tokens: the text is incomplete, however finished it looks
+TOOL_CALLS = "tool_calls"  # the model stopped to ask for a tool call instead of answering
+CONTENT_FILTER = "content_filter"  # the provider withheld or cut the text under its own content policy
+STOP_REASONS = (STOP, LENGTH, TOOL_CALLS, CONTENT_FILTER)
 
 
 class LLMInputError(ValueError):
@@ -35,7 +51,7 @@ class ScriptExhausted(RuntimeError):
 
 
 class LLMError(RuntimeError):
-    """A model call failed at or on the way to the provider: the base of the kit's four provider errors.
+    """A model call failed at or on the way to the provider, or its reply was refused: the base of the kit's errors.
 
     Attributes: code (str, one of the codes above), retryable (bool: may the same request succeed later?),
     provider (str, who answered; "" when unknown). Args: message (str); provider (str).
@@ -69,16 +85,58 @@ class LLMTimeout(LLMError):
     code, retryable = TIMEOUT, True
 
 
+class Overloaded(LLMError):
+    """The provider is over capacity for everyone (not our quota): wait and retry, or use another provider."""
+
+    code, retryable = OVERLOADED, True
+
+
+class ServerError(LLMError):
+    """The provider failed on its side (an internal error); the same request may succeed on a retry."""
+
+    code, retryable = SERVER_ERROR, True
+
+
 class BadRequest(LLMError):
     """The provider refused the request as written (a limit, a field); sending it again fails again."""
 
     code = BAD_REQUEST
 
 
+class ContextTooLong(BadRequest):
+    """The input and the output allowance do not fit the model's context window: a BadRequest of its own,
+    since the fix is to shorten the input or lower max_tokens, not to wait. Example: except ContextTooLong: ..."""
+
+    code = CONTEXT_TOO_LONG
+
+
+class AuthFailed(LLMError):
+    """The provider refused our credentials (missing, wrong, revoked, or without access to the model).
+
+    No retry helps, and no user can fix it: an operator must. Example: except AuthFailed: alert_operator()
+    """
+
+    code = AUTH_FAILED
+
+
 class MalformedResponse(LLMError):
     """The reply is not the provider's documented format (not JSON, a missing field, an unknown error type)."""
 
     code = MALFORMED_RESPONSE
+
+
+class Incomplete(LLMError):
+    """A reply that did not end by itself (cut at max_tokens, filtered, or a tool call), refused as an answer.
+
+    Raised by require_complete, not by a provider. Not retryable: the same request is cut the same way;
+    raise max_tokens or shorten the task. Attributes: stop_reason (str). Example: except Incomplete as e: e.stop_reason
+    """
+
+    code = INCOMPLETE
+
+    def __init__(self, message: str, provider: str = "", stop_reason: str = "") -> None:
+        super().__init__(message, provider)
+        self.stop_reason = stop_reason
 
 
 @dataclass(frozen=True)
@@ -113,17 +171,25 @@ class Usage:
 
 @dataclass(frozen=True)
 class LLMRequest:
-    """What we ask a model: which model, which messages, and the output allowance.
+    """What we ask a model: which model, which messages, the output allowance, and how to sample and answer.
 
     Args: model (str) -- a name from the price table; messages (tuple or list of Message), stored as a
-    tuple; max_tokens (int, tokens) -- the most output tokens the call may produce, at least 1.
-    Raises: LLMInputError naming the field (empty model, a non-Message, max_tokens not a positive int).
+    tuple; max_tokens (int, tokens) -- the most output tokens the call may produce, at least 1;
+    temperature (float, 0 to 2; default 0: always the likeliest next token); tools (tuple or list of str,
+    stored as a tuple) -- the definitions of the tools the model is offered, each as text (e.g. its JSON
+    schema); response_format (str) -- TEXT, or the JSON schema the answer must follow, as text.
+    Every field can change the answer, so wrappers that compare requests (cache.cache_key) read them all.
+    Raises: LLMInputError naming the field (empty model, a non-Message, max_tokens not a positive int,
+    temperature outside 0 to 2, a tool or response_format that is not a non-empty str).
     Example: LLMRequest("scripted-1", [Message("user", "hi")], max_tokens=50)
     """
 
     model: str
     messages: tuple[Message, ...]
     max_tokens: int
+    temperature: float = 0.0
+    tools: tuple[str, ...] = ()
+    response_format: str = TEXT
 
     def __post_init__(self) -> None:
         if not isinstance(self.model, str) or not self.model:
@@ -134,19 +200,48 @@ class LLMRequest:
                 raise LLMInputError(f"messages[{index}] must be a Message, got {type(message).__name__}")
         if isinstance(self.max_tokens, bool) or not isinstance(self.max_tokens, int) or self.max_tokens < 1:
             raise LLMInputError(f"max_tokens must be a positive int, got {self.max_tokens!r}")
+        number = isinstance(self.temperature, int | float) and not isinstance(self.temperature, bool)
+        if not number or not 0 <= self.temperature <= MAX_TEMPERATURE:  # NaN fails both comparisons: refused
+            raise LLMInputError(f"temperature must be a number from 0 to {MAX_TEMPERATURE}, got {self.temperature!r}")
+        tools = tuple(self.tools) if isinstance(self.tools, tuple | list) else None
+        if tools is None or not all(isinstance(t, str) and t for t in tools):
+            raise LLMInputError("tools must be a tuple or list of non-empty str (tool definitions)")
+        if not isinstance(self.response_format, str) or not self.response_format:
+            raise LLMInputError("response_format must be a non-empty str: TEXT or a JSON schema")
         object.__setattr__(self, "messages", messages)
+        object.__setattr__(self, "tools", tools)
 
 
 @dataclass(frozen=True)
 class LLMResponse:
-    """What a model returned: text (str), model (str) and usage (Usage, tokens).
+    """What a model returned: text (str), model (str), usage (Usage, tokens) and why it stopped.
 
+    stop_reason (str, one of STOP_REASONS; default STOP): LENGTH means the text was cut at max_tokens.
+    Raises: LLMInputError for an unknown stop_reason.
     Example: LLMResponse('{"action": "finish"}', "fixed-plan", Usage())
     """
 
     text: str
     model: str
     usage: Usage = field(default_factory=Usage)
+    stop_reason: str = STOP
+
+    def __post_init__(self) -> None:
+        if self.stop_reason not in STOP_REASONS:
+            raise LLMInputError(f"stop_reason must be one of {STOP_REASONS}, got {str(self.stop_reason)[:40]!r}")
+
+
+def require_complete(response: LLMResponse) -> LLMResponse:
+    """The response itself when the model ended its answer (STOP); else Incomplete, naming the stop reason.
+
+    A reply cut at max_tokens can end on a full stop and read as finished: only stop_reason tells.
+    Args: response (LLMResponse). Returns: the same LLMResponse. Raises: Incomplete (code "incomplete").
+    Example: require_complete(client.complete(request)).text
+    """
+    if response.stop_reason != STOP:
+        raise Incomplete(f"{response.model} did not end its answer: stop_reason={response.stop_reason!r}",
+                         stop_reason=response.stop_reason)
+    return response
 
 
 class LLMClient(Protocol):
@@ -189,7 +284,8 @@ class ScriptedClient:
 
     Args: replies (list of str or LLMError) -- the script; an LLMError entry is raised instead of
     returned, to rehearse a failure; model (str) -- the name it reports.
-    A reply longer than the request's max_tokens allows is cut there, as a model stops at its allowance.
+    A reply longer than the request's max_tokens allows is cut there, as a model stops at its allowance,
+    and its stop_reason is LENGTH (else STOP).
     Usage: input tokens = request_tokens(request), output tokens = estimate_tokens(reply).
     `requests` keeps every request it received (failed ones too), for tests.
     Raises: ScriptExhausted (from complete) when asked for more replies than the script holds.
@@ -210,4 +306,5 @@ class ScriptedClient:
         if isinstance(reply, LLMError):
             raise reply
         text = reply[:request.max_tokens * CHARS_PER_TOKEN]  # like a model, it stops at the output allowance
-        return LLMResponse(text, self.model, Usage(request_tokens(request), estimate_tokens(text)))
+        stopped = LENGTH if len(text) < len(reply) else STOP
+        return LLMResponse(text, self.model, Usage(request_tokens(request), estimate_tokens(text)), stopped)

@@ -5,8 +5,10 @@ plays the provider's side from a script, in this process: it reads the JSON body
 answers with a status code and a JSON body (or, for a timeout, raises TimeoutError as a socket would).
 The adapters (AlphaClient, BetaClient) are where provider details stop: they encode the neutral request
 into the provider's format, decode its reply into an LLMResponse, and turn each provider failure into one
-of the kit's errors from llm.py. Nothing here opens a connection or imports a vendor SDK.
-Left out: HTTP itself, authentication, streaming, tool calls, and the many fields real providers add.
+of the kit's errors from llm.py, and each provider's own word for why the model stopped into one of the
+kit's stop reasons. Nothing here opens a connection or imports a vendor SDK.
+Left out: HTTP itself, real authentication (a fault stands in for a refused key), streaming, tool calls,
+and the many fields real providers add.
 """
 
 from __future__ import annotations
@@ -20,13 +22,23 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evidencedesk.llm import (
     CHARS_PER_TOKEN,
+    CONTENT_FILTER,
+    TEXT,
+    LENGTH,
+    STOP,
+    TOOL_CALLS,
+    AuthFailed,
     BadRequest,
+    ContextTooLong,
+    LLMInputError,
     LLMRequest,
     LLMResponse,
     LLMTimeout,
     MalformedResponse,
+    Overloaded,
     RateLimited,
     ScriptExhausted,
+    ServerError,
     Usage,
     estimate_tokens,
 )
@@ -36,9 +48,15 @@ Transport = Callable[[str], tuple[int, str]]  # sends a JSON body, returns (stat
 
 # What a fake server can be scripted to do instead of answering (see Fault).
 RATE_LIMIT, SLOW, GARBLE = "rate_limit", "slow", "garble"  # too many requests; no reply in time; a broken body
-FAULTS = (RATE_LIMIT, SLOW, GARBLE)
+OVERLOAD, SERVER_FAIL, BAD_KEY = "overload", "server_fail", "bad_key"  # no capacity; an internal error; key refused
+FAULTS = (RATE_LIMIT, SLOW, GARBLE, OVERLOAD, SERVER_FAIL, BAD_KEY)
 ALPHA_MAX_OUTPUT = 4096  # tokens; Alpha refuses a larger max_output_tokens (invented limit)
 BETA_MAX_NEW = 2048  # tokens; Beta refuses a larger max_new_tokens (invented limit)
+ALPHA_CONTEXT = 8192  # tokens; Alpha's context window: input plus max_output_tokens (invented limit)
+BETA_CONTEXT = 4096  # tokens; Beta's context window: input plus max_new_tokens (invented limit)
+# Each provider's own word for why the model stopped, and the kit's stop reason for it (invented words).
+ALPHA_FINISH = {"done": STOP, "max_output_tokens": LENGTH, "tool_use": TOOL_CALLS, "safety": CONTENT_FILTER}
+BETA_HALT = {"END": STOP, "LIMIT": LENGTH, "TOOL": TOOL_CALLS, "POLICY": CONTENT_FILTER}
 BETA_SEGMENT_CHARS = 24  # Beta sends its reply text in pieces of at most this many characters
 
 
@@ -93,11 +111,14 @@ def _is(entry: str | Fault, kind: str) -> bool:
 class FakeAlphaServer(_FakeServer):
     """The invented provider "Alpha", played in process from a script. Not a real API; no network.
 
-    Reads {"model", "max_output_tokens", "input": [{"role", "text"}, ...]}. Answers 200 with
-    {"id", "model", "output_text", "usage": {"input_tokens", "output_tokens"}}; errors use HTTP-style
-    status codes: 429 {"error": {"type": "rate_limited", "retry_after_s"}} and 400 {"error": {"type":
-    "invalid_request", "message"}}. SLOW raises TimeoutError (no reply at all); GARBLE answers 200 with
-    a body cut off halfway. Args: script (list of str replies and Fault).
+    Reads {"model", "max_output_tokens", "temperature", "input": [{"role", "text"}, ...]} (a script: the
+    temperature changes nothing). Answers 200 with
+    {"id", "model", "output_text", "finish", "usage": {"input_tokens", "output_tokens"}}, where finish is
+    "max_output_tokens" when the reply was cut at the allowance, else "done"; errors use HTTP-style
+    status codes: 429 {"error": {"type": "rate_limited", "retry_after_s"}}, 400 {"error": {"type":
+    "invalid_request" or "context_length_exceeded", "message"}}, 401 "unauthorized" (BAD_KEY),
+    500 "server_error" (SERVER_FAIL) and 529 "overloaded" (OVERLOAD). SLOW raises TimeoutError (no reply
+    at all); GARBLE answers 200 with a body cut off halfway. Args: script (list of str replies and Fault).
     Example: AlphaClient(FakeAlphaServer(["Yes."])).complete(request).text -> "Yes."
     """
 
@@ -108,28 +129,37 @@ class FakeAlphaServer(_FakeServer):
         if sent is None or sent.get("max_output_tokens", 0) > ALPHA_MAX_OUTPUT:
             error = {"type": "invalid_request", "message": f"max_output_tokens must be at most {ALPHA_MAX_OUTPUT}"}
             return 400, json.dumps({"error": error})
+        used_in = sum(estimate_tokens(m["text"]) + 4 for m in sent["input"])
+        if used_in + sent["max_output_tokens"] > ALPHA_CONTEXT:
+            error = {"type": "context_length_exceeded", "message": f"input and output exceed {ALPHA_CONTEXT} tokens"}
+            return 400, json.dumps({"error": error})
         entry = self._next()
         if isinstance(entry, Fault) and entry.kind == RATE_LIMIT:
             return 429, json.dumps({"error": {"type": "rate_limited", "retry_after_s": entry.wait_s}})
         if _is(entry, SLOW):
             raise TimeoutError("no reply before the transport's deadline")
+        for kind, status, kind_type in ((BAD_KEY, 401, "unauthorized"), (SERVER_FAIL, 500, "server_error"),
+                                        (OVERLOAD, 529, "overloaded")):
+            if _is(entry, kind):
+                return status, json.dumps({"error": {"type": kind_type, "message": kind_type.replace("_", " ")}})
         if isinstance(entry, Fault):  # GARBLE: the connection dropped halfway through the body
             return 200, f'{{"id": "alpha-{self.used}", "output_te'
-        entry = entry[:sent["max_output_tokens"] * CHARS_PER_TOKEN]  # a model stops at its output allowance
-        used_in = sum(estimate_tokens(m["text"]) + 4 for m in sent["input"])
-        usage = {"input_tokens": used_in, "output_tokens": estimate_tokens(entry)}
-        return 200, json.dumps({"id": f"alpha-{self.used}", "model": sent["model"],
-                                "output_text": entry, "usage": usage})
+        text = entry[:sent["max_output_tokens"] * CHARS_PER_TOKEN]  # a model stops at its output allowance
+        usage = {"input_tokens": used_in, "output_tokens": estimate_tokens(text)}
+        return 200, json.dumps({"id": f"alpha-{self.used}", "model": sent["model"], "output_text": text,
+                                "finish": "max_output_tokens" if len(text) < len(entry) else "done", "usage": usage})
 
 
 class FakeBetaServer(_FakeServer):
     """The invented provider "Beta", played in process from a script. Not a real API; no network.
 
     Reads {"engine", "system_prompt", "turns": [{"speaker": "human" | "bot", "says"}], "limits":
-    {"max_new_tokens"}}. Answers status 200 even for its own errors: {"ok": true, "engine", "reply":
-    {"segments": [...]}, "meter": {"tokens_in", "tokens_out"}}, or {"ok": false, "fault": {"code", ...}}
-    with code E_QUOTA (and wait_ms), E_DEADLINE or E_INPUT. GARBLE: a proxy in front of Beta answers 502
-    with an HTML page. Args: script (list of str replies and Fault).
+    {"max_new_tokens"}, "sampling": {"temp"}} (a script: the temperature changes nothing). Answers status 200 even for its own errors: {"ok": true, "engine", "reply":
+    {"segments": [...], "halt"}, "meter": {"tokens_in", "tokens_out"}}, where halt is "LIMIT" when the
+    reply was cut at the allowance, else "END"; or {"ok": false, "fault": {"code", ...}} with code E_QUOTA
+    (and wait_ms), E_DEADLINE, E_INPUT, E_CONTEXT, E_KEY (BAD_KEY), E_INTERNAL (SERVER_FAIL) or E_BUSY
+    (OVERLOAD). GARBLE: a proxy in front of Beta answers 502 with an HTML page.
+    Args: script (list of str replies and Fault).
     Example: BetaClient(FakeBetaServer(["Yes."])).complete(request).text -> "Yes."
     """
 
@@ -140,18 +170,26 @@ class FakeBetaServer(_FakeServer):
         if sent is None or sent.get("limits", {}).get("max_new_tokens", 0) > BETA_MAX_NEW:
             detail = f"max_new_tokens must be at most {BETA_MAX_NEW}"
             return 200, json.dumps({"ok": False, "fault": {"code": "E_INPUT", "detail": detail}})
+        texts = ([sent["system_prompt"]] if sent["system_prompt"] else []) + [t["says"] for t in sent["turns"]]
+        used_in = sum(estimate_tokens(t) + 4 for t in texts)
+        if used_in + sent["limits"]["max_new_tokens"] > BETA_CONTEXT:
+            detail = f"input and output exceed {BETA_CONTEXT} tokens"
+            return 200, json.dumps({"ok": False, "fault": {"code": "E_CONTEXT", "detail": detail}})
         entry = self._next()
         if isinstance(entry, Fault) and entry.kind == RATE_LIMIT:
             return 200, json.dumps({"ok": False, "fault": {"code": "E_QUOTA", "wait_ms": round(entry.wait_s * 1000)}})
         if _is(entry, SLOW):  # Beta gives up by itself and says so
             return 200, json.dumps({"ok": False, "fault": {"code": "E_DEADLINE", "detail": "generation took too long"}})
+        for kind, code in ((BAD_KEY, "E_KEY"), (SERVER_FAIL, "E_INTERNAL"), (OVERLOAD, "E_BUSY")):
+            if _is(entry, kind):
+                return 200, json.dumps({"ok": False, "fault": {"code": code}})
         if isinstance(entry, Fault):  # GARBLE
             return 502, "<html><body><h1>502 Bad Gateway</h1></body></html>"
-        entry = entry[:sent["limits"]["max_new_tokens"] * CHARS_PER_TOKEN]  # stops at its output allowance
-        texts = ([sent["system_prompt"]] if sent["system_prompt"] else []) + [t["says"] for t in sent["turns"]]
-        pieces = [entry[i:i + BETA_SEGMENT_CHARS] for i in range(0, len(entry), BETA_SEGMENT_CHARS)]
-        meter = {"tokens_in": sum(estimate_tokens(t) + 4 for t in texts), "tokens_out": estimate_tokens(entry)}
-        return 200, json.dumps({"ok": True, "engine": sent["engine"], "reply": {"segments": pieces}, "meter": meter})
+        text = entry[:sent["limits"]["max_new_tokens"] * CHARS_PER_TOKEN]  # stops at its output allowance
+        pieces = [text[i:i + BETA_SEGMENT_CHARS] for i in range(0, len(text), BETA_SEGMENT_CHARS)]
+        reply = {"segments": pieces, "halt": "LIMIT" if len(text) < len(entry) else "END"}
+        meter = {"tokens_in": used_in, "tokens_out": estimate_tokens(text)}
+        return 200, json.dumps({"ok": True, "engine": sent["engine"], "reply": reply, "meter": meter})
 
 
 # --- The adapters: the only code that knows a wire format. ---------------------------------------------
@@ -170,6 +208,7 @@ class _AlphaUsage(_Wire):
 class _AlphaOk(_Wire):
     model: str
     output_text: str
+    finish: str
     usage: _AlphaUsage
 
 
@@ -186,6 +225,7 @@ class _BetaMeter(_Wire):
 
 class _BetaReply(_Wire):
     segments: list[str]
+    halt: str
 
 
 class _BetaOk(_Wire):
@@ -221,47 +261,74 @@ def _fit(shape: type[_Wire], data: object, provider: str, status: int) -> Any:
         raise MalformedResponse(f"status {status}, {shape.__name__[1:]} does not fit at {where!r}", provider) from None
 
 
+def _plain(request: LLMRequest, provider: str) -> None:
+    """Refuse what the invented providers cannot take (tools, a response schema), rather than drop it unsaid."""
+    if request.tools or request.response_format != TEXT:
+        raise LLMInputError(f"{provider} takes no tools and no response_format; this kit's adapters send text only")
+
+
 def encode_alpha(request: LLMRequest) -> str:
-    """The Alpha body for a request: every message in order, roles unchanged. Example: encode_alpha(request)"""
+    """The Alpha body for a request: every message in order, roles unchanged, and the temperature.
+
+    Raises: LLMInputError for a request with tools or a response_format (Alpha takes neither).
+    Example: encode_alpha(request)
+    """
+    _plain(request, "alpha")
     messages = [{"role": m.role, "text": m.content} for m in request.messages]
-    return json.dumps({"model": request.model, "max_output_tokens": request.max_tokens, "input": messages})
+    return json.dumps({"model": request.model, "max_output_tokens": request.max_tokens,
+                       "temperature": request.temperature, "input": messages})
 
 
 def decode_alpha(status: int, text: str) -> LLMResponse:
     """An LLMResponse from Alpha's reply, or the kit error that its status and error type stand for.
 
-    Raises: RateLimited (429, with retry_after_s), BadRequest (400), MalformedResponse (a body that is not
-    Alpha's format, or an error Alpha does not document). Example: decode_alpha(429, '{"error": ...}')
+    Its finish field becomes the stop reason (ALPHA_FINISH). Raises: RateLimited (429, with retry_after_s),
+    BadRequest (400), ContextTooLong (400 context_length_exceeded), AuthFailed (401), ServerError (500),
+    Overloaded (529), MalformedResponse (a body that is not Alpha's format, an unknown finish, or an error
+    Alpha does not document). Example: decode_alpha(429, '{"error": ...}')
     """
     body = _object("alpha", status, text)
     if status == 200:
         ok = _fit(_AlphaOk, body, "alpha", status)
-        return LLMResponse(ok.output_text, ok.model, Usage(ok.usage.input_tokens, ok.usage.output_tokens))
+        if ok.finish not in ALPHA_FINISH:
+            raise MalformedResponse(f"status {status}, undocumented finish {ok.finish[:40]!r}", "alpha")
+        usage = Usage(ok.usage.input_tokens, ok.usage.output_tokens)
+        return LLMResponse(ok.output_text, ok.model, usage, ALPHA_FINISH[ok.finish])
     error = _fit(_AlphaError, body.get("error"), "alpha", status)
     if (status, error.type) == (429, "rate_limited"):
         raise RateLimited("rate limited", "alpha", retry_after_s=error.retry_after_s)
-    if (status, error.type) == (400, "invalid_request"):
-        raise BadRequest(error.message, "alpha")
+    documented = {(400, "invalid_request"): BadRequest, (400, "context_length_exceeded"): ContextTooLong,
+                  (401, "unauthorized"): AuthFailed, (500, "server_error"): ServerError,
+                  (529, "overloaded"): Overloaded}
+    if (status, error.type) in documented:
+        raise documented[status, error.type](error.message or error.type, "alpha")
     raise MalformedResponse(f"status {status}, undocumented error type {error.type[:40]!r}", "alpha")
 
 
 def encode_beta(request: LLMRequest) -> str:
-    """The Beta body: system messages joined into system_prompt; user/assistant become human/bot turns."""
+    """The Beta body: system messages joined into system_prompt; user/assistant become human/bot turns.
+
+    Raises: LLMInputError for a request with tools or a response_format (Beta takes neither).
+    """
+    _plain(request, "beta")
     system = "\n\n".join(m.content for m in request.messages if m.role == "system")
     turns = [{"speaker": "human" if m.role == "user" else "bot", "says": m.content}
              for m in request.messages if m.role != "system"]
     return json.dumps({"engine": request.model, "system_prompt": system, "turns": turns,
-                       "limits": {"max_new_tokens": request.max_tokens}})
+                       "limits": {"max_new_tokens": request.max_tokens}, "sampling": {"temp": request.temperature}})
 
 
-BETA_FAULTS = {"E_QUOTA": RateLimited, "E_DEADLINE": LLMTimeout, "E_INPUT": BadRequest}
+BETA_FAULTS = {"E_QUOTA": RateLimited, "E_DEADLINE": LLMTimeout, "E_INPUT": BadRequest, "E_CONTEXT": ContextTooLong,
+               "E_KEY": AuthFailed, "E_INTERNAL": ServerError, "E_BUSY": Overloaded}
 
 
 def decode_beta(status: int, text: str) -> LLMResponse:
     """An LLMResponse from Beta's reply. Beta says 200 for its own errors too, so the body decides.
 
-    Raises: RateLimited (E_QUOTA; wait_ms becomes retry_after_s), LLMTimeout (E_DEADLINE), BadRequest
-    (E_INPUT), MalformedResponse (not Beta's format, an undocumented fault code, a status other than 200).
+    Its reply's halt field becomes the stop reason (BETA_HALT). Raises: RateLimited (E_QUOTA; wait_ms
+    becomes retry_after_s), LLMTimeout (E_DEADLINE), BadRequest (E_INPUT), ContextTooLong (E_CONTEXT),
+    AuthFailed (E_KEY), ServerError (E_INTERNAL), Overloaded (E_BUSY), MalformedResponse (not Beta's
+    format, an undocumented fault code or halt, a status other than 200).
     Example: decode_beta(200, '{"ok": false, "fault": {"code": "E_QUOTA", "wait_ms": 1500}}')  # RateLimited
     """
     body = _object("beta", status, text)
@@ -276,7 +343,10 @@ def decode_beta(status: int, text: str) -> LLMResponse:
             raise error(fault.detail or fault.code, "beta")
         raise MalformedResponse(f"status {status}, undocumented fault code {fault.code[:40]!r}", "beta")
     ok = _fit(_BetaOk, body, "beta", status)
-    return LLMResponse("".join(ok.reply.segments), ok.engine, Usage(ok.meter.tokens_in, ok.meter.tokens_out))
+    if ok.reply.halt not in BETA_HALT:
+        raise MalformedResponse(f"status {status}, undocumented halt {ok.reply.halt[:40]!r}", "beta")
+    usage = Usage(ok.meter.tokens_in, ok.meter.tokens_out)
+    return LLMResponse("".join(ok.reply.segments), ok.engine, usage, BETA_HALT[ok.reply.halt])
 
 
 class AlphaClient:

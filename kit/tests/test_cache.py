@@ -35,6 +35,11 @@ def cached_client(replies: list[str], scope: str = SHARED, cache: ResponseCache 
         LLMRequest("small-model-1", [Message("user", "Can I return a kettle?"), RULES], max_tokens=100),  # order
         LLMRequest("small-model-1", [Message("system", RULES.content), Message("assistant", "Can I return a kettle?")],
                    max_tokens=100),  # role
+        LLMRequest("small-model-1", [RULES, Message("user", "Can I return a kettle?")], 100, temperature=0.7),
+        LLMRequest("small-model-1", [RULES, Message("user", "Can I return a kettle?")], 100,
+                   tools=('{"name": "get_ticket"}',)),
+        LLMRequest("small-model-1", [RULES, Message("user", "Can I return a kettle?")], 100,
+                   response_format='{"type": "object"}'),
     ],
 )
 def test_anything_that_changes_the_answer_changes_the_key(changed: LLMRequest) -> None:
@@ -108,3 +113,27 @@ def test_the_cache_drops_its_oldest_entry_when_full() -> None:
 def test_the_cache_size_must_be_a_positive_int(size: object) -> None:
     with pytest.raises(ValueError, match="max_entries"):
         ResponseCache(size)  # type: ignore[arg-type]
+
+
+def test_a_request_above_temperature_0_is_asked_fresh_and_never_stored() -> None:
+    client, scripted, _ = cached_client(["one sample", "another sample"])
+    warm = LLMRequest("small-model-1", [RULES, Message("user", "Suggest a gift.")], 100, temperature=0.7)
+    assert [client.complete(warm).text for _ in range(2)] == ["one sample", "another sample"]
+    assert client.hits == 0 and len(client.cache) == 0 and len(scripted.requests) == 2
+
+
+def test_an_answer_older_than_its_ttl_is_not_served() -> None:
+    clock = ManualClock()
+    client, scripted, _ = cached_client(["old answer", "new answer"], cache=ResponseCache(ttl_s=3600, clock=clock))
+    assert client.complete(ask()).text == "old answer"
+    clock.advance(3599)
+    assert client.complete(ask()).text == "old answer" and client.hits == 1
+    clock.advance(1)
+    assert client.complete(ask()).text == "new answer" and len(scripted.requests) == 2
+
+
+@pytest.mark.parametrize(("ttl_s", "clock"), [(0, ManualClock()), (float("nan"), ManualClock()), (-1, ManualClock()),
+                                               (float("inf"), ManualClock()), (60, None)])
+def test_a_ttl_must_be_positive_finite_seconds_with_a_clock(ttl_s: float, clock: object) -> None:
+    with pytest.raises(ValueError, match="ttl_s"):
+        ResponseCache(ttl_s=ttl_s, clock=clock)  # type: ignore[arg-type]

@@ -11,6 +11,11 @@ import pytest
 from evidencedesk import llm
 from evidencedesk.llm import (
     BAD_REQUEST,
+    INCOMPLETE,
+    LENGTH,
+    STOP,
+    STOP_REASONS,
+    Incomplete,
     MALFORMED_RESPONSE,
     MESSAGE_OVERHEAD_TOKENS,
     RATE_LIMITED,
@@ -29,6 +34,7 @@ from evidencedesk.llm import (
     Usage,
     estimate_tokens,
     request_tokens,
+    require_complete,
 )
 
 
@@ -146,3 +152,40 @@ def test_each_kit_error_has_its_code_and_says_whether_to_retry(error: LLMError, 
 
 def test_codes_are_distinct() -> None:
     assert len({RATE_LIMITED, TIMEOUT, BAD_REQUEST, MALFORMED_RESPONSE}) == 4
+
+
+def test_a_response_says_why_the_model_stopped_and_defaults_to_stop() -> None:
+    assert LLMResponse("ok", "m").stop_reason == STOP and LLMResponse("o", "m", Usage(), LENGTH).stop_reason == LENGTH
+    with pytest.raises(LLMInputError, match="stop_reason"):
+        LLMResponse("ok", "m", Usage(), "finished")
+
+
+def test_the_scripted_client_marks_a_reply_cut_at_max_tokens_as_length() -> None:
+    reply = "Yes, within 30 days. Bring the receipt and the box."
+    cut = ScriptedClient([reply]).complete(LLMRequest("scripted-1", [Message("user", "?")], max_tokens=5))
+    whole = ScriptedClient([reply]).complete(LLMRequest("scripted-1", [Message("user", "?")], max_tokens=50))
+    assert (cut.text, cut.stop_reason) == (reply[:20], LENGTH) and whole.stop_reason == STOP
+
+
+@pytest.mark.parametrize("reason", [r for r in STOP_REASONS if r != STOP])
+def test_require_complete_refuses_every_reply_that_did_not_end_by_itself(reason: str) -> None:
+    with pytest.raises(Incomplete) as caught:
+        require_complete(LLMResponse("Yes, within 30 days.", "m", Usage(), reason))
+    assert (caught.value.code, caught.value.retryable, caught.value.stop_reason) == (INCOMPLETE, False, reason)
+    done = LLMResponse("Yes.", "m")
+    assert require_complete(done) is done
+
+
+@pytest.mark.parametrize(("kwargs", "field"), [
+    ({"temperature": -0.1}, "temperature"), ({"temperature": 2.5}, "temperature"),
+    ({"temperature": float("nan")}, "temperature"), ({"temperature": True}, "temperature"),
+    ({"tools": "get_ticket"}, "tools"), ({"tools": [""]}, "tools"), ({"response_format": ""}, "response_format"),
+])
+def test_sampling_tools_and_format_are_checked_naming_the_field(kwargs: dict, field: str) -> None:
+    with pytest.raises(LLMInputError, match=field):
+        LLMRequest("m", [], 5, **kwargs)
+
+
+def test_a_request_defaults_to_temperature_0_no_tools_and_text() -> None:
+    request = LLMRequest("m", [], 5, tools=["a"])
+    assert (ask().temperature, ask().tools, ask().response_format, request.tools) == (0.0, (), "text", ("a",))

@@ -10,26 +10,48 @@ import pytest
 
 from evidencedesk import providers
 from evidencedesk.llm import (
+    AUTH_FAILED,
+    BAD_REQUEST,
+    CONTENT_FILTER,
+    CONTEXT_TOO_LONG,
+    LENGTH,
+    OVERLOADED,
+    SERVER_ERROR,
+    STOP,
+    STOP_REASONS,
+    TOOL_CALLS,
+    AuthFailed,
     BadRequest,
+    ContextTooLong,
     LLMClient,
     LLMError,
+    LLMInputError,
     LLMRequest,
     LLMResponse,
     LLMTimeout,
     MalformedResponse,
     Message,
+    Overloaded,
     RateLimited,
     ScriptedClient,
+    ServerError,
     ScriptExhausted,
     Usage,
     estimate_tokens,
     request_tokens,
 )
 from evidencedesk.providers import (
+    ALPHA_CONTEXT,
+    ALPHA_FINISH,
     ALPHA_MAX_OUTPUT,
+    BAD_KEY,
+    BETA_CONTEXT,
+    BETA_HALT,
     BETA_MAX_NEW,
     GARBLE,
+    OVERLOAD,
     RATE_LIMIT,
+    SERVER_FAIL,
     SLOW,
     AlphaClient,
     BetaClient,
@@ -153,8 +175,12 @@ def test_a_used_up_script_says_so(adapter: type, server: type) -> None:
         (200, "not json", "not a JSON object"),
         (200, "[1, 2]", "not a JSON object"),
         (200, '{"model": "m", "output_text": 5, "usage": {"input_tokens": 1, "output_tokens": 1}}', "output_text"),
-        (200, '{"model": "m", "output_text": "ok", "usage": {"input_tokens": -1, "output_tokens": 1}}', "usage.input"),
-        (200, '{"model": "m", "output_text": "ok"}', "usage"),
+        (200, '{"model": "m", "output_text": "ok", "finish": "done", "usage": {"input_tokens": -1, "output_tokens": 1}}',
+         "usage.input"),
+        (200, '{"model": "m", "output_text": "ok", "finish": "done"}', "usage"),
+        (200, '{"model": "m", "output_text": "ok", "usage": {"input_tokens": 1, "output_tokens": 1}}', "finish"),
+        (200, '{"model": "m", "output_text": "ok", "finish": "cut", "usage": {"input_tokens": 1, "output_tokens": 1}}',
+         "undocumented finish 'cut'"),
         (200, '{"model": "m", "output_text": "ok", "usage": {"input_tokens": NaN, "output_tokens": 1}}', "JSON object"),
         (500, '{"error": {"type": "internal"}}', "undocumented error type 'internal'"),
         (429, '{"error": {"type": "invalid_request"}}', "undocumented error type"),
@@ -179,6 +205,10 @@ def test_alpha_replies_outside_its_format_are_malformed_responses(status: int, t
         (200, '{"ok": "yes", "engine": "m", "reply": {"segments": []}, "meter": {"tokens_in": 1, "tokens_out": 1}}',
          "'ok'"),
         (200, '{"ok": true, "ok": false}', "not a JSON object"),  # a repeated key: strict JSON refuses it
+        (200, '{"ok": true, "engine": "m", "reply": {"segments": []}, "meter": {"tokens_in": 1, "tokens_out": 1}}',
+         "reply.halt"),
+        (200, '{"ok": true, "engine": "m", "reply": {"segments": [], "halt": "MAYBE"}, '
+              '"meter": {"tokens_in": 1, "tokens_out": 1}}', "undocumented halt 'MAYBE'"),
     ],
 )
 def test_beta_replies_outside_its_format_are_malformed_responses(status: int, text: str, named: str) -> None:
@@ -187,7 +217,7 @@ def test_beta_replies_outside_its_format_are_malformed_responses(status: int, te
 
 
 def test_unused_extra_fields_are_ignored() -> None:
-    text = json.dumps({"model": "m", "output_text": "ok", "usage": {"input_tokens": 3, "output_tokens": 1,
+    text = json.dumps({"model": "m", "output_text": "ok", "finish": "done", "usage": {"input_tokens": 3, "output_tokens": 1,
                                                                       "cached_tokens": 0}, "new_field": [1]})
     assert decode_alpha(200, text) == LLMResponse("ok", "m", Usage(3, 1))
 
@@ -228,3 +258,60 @@ def test_no_network_and_no_vendor_sdk_is_imported() -> None:
     imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
     top = {name.split(".")[0] for name in imported}
     assert top <= {"__future__", "json", "collections", "dataclasses", "typing", "pydantic", "evidencedesk"}, top
+
+
+# --- stop reasons: a reply cut at the allowance says so, on both providers --------------------------------
+
+@pytest.mark.parametrize(("adapter", "server"), ADAPTERS)
+def test_a_reply_cut_at_the_allowance_has_stop_reason_length(adapter: type, server: type) -> None:
+    cut = adapter(server([REPLY])).complete(ask(max_tokens=5))
+    whole = adapter(server([REPLY])).complete(ask())
+    assert (cut.stop_reason, whole.stop_reason) == (LENGTH, STOP) and REPLY.startswith(cut.text)
+    assert cut.stop_reason == ScriptedClient([REPLY]).complete(ask(max_tokens=5)).stop_reason
+
+
+def test_each_provider_word_maps_to_one_kit_stop_reason() -> None:
+    assert sorted(ALPHA_FINISH.values()) == sorted(BETA_HALT.values()) == sorted(STOP_REASONS)
+    assert STOP_REASONS == (STOP, LENGTH, TOOL_CALLS, CONTENT_FILTER) == ("stop", "length", "tool_calls", "content_filter")
+    for word, reason in ALPHA_FINISH.items():
+        body = {"model": "m", "output_text": "", "finish": word, "usage": {"input_tokens": 1, "output_tokens": 0}}
+        assert decode_alpha(200, json.dumps(body)).stop_reason == reason
+    for word, reason in BETA_HALT.items():
+        body = {"ok": True, "engine": "m", "reply": {"segments": [], "halt": word}, "meter": {"tokens_in": 1, "tokens_out": 0}}
+        assert decode_beta(200, json.dumps(body)).stop_reason == reason
+
+
+# --- the failures real providers return besides the first four ---------------------------------------------
+
+@pytest.mark.parametrize(("adapter", "server"), ADAPTERS)
+@pytest.mark.parametrize(("kind", "error", "code", "retryable"), [
+    (OVERLOAD, Overloaded, OVERLOADED, True),
+    (SERVER_FAIL, ServerError, SERVER_ERROR, True),
+    (BAD_KEY, AuthFailed, AUTH_FAILED, False),
+])
+def test_overload_server_error_and_a_refused_key_map_to_their_own_errors(
+        adapter: type, server: type, kind: str, error: type, code: str, retryable: bool) -> None:
+    with pytest.raises(error) as caught:
+        adapter(server([Fault(kind)])).complete(ask())
+    assert (caught.value.code, caught.value.retryable) == (code, retryable)
+
+
+@pytest.mark.parametrize(("adapter", "server", "window"), [(AlphaClient, FakeAlphaServer, ALPHA_CONTEXT),
+                                                            (BetaClient, FakeBetaServer, BETA_CONTEXT)])
+def test_input_past_the_context_window_is_context_too_long_and_uses_no_reply(
+        adapter: type, server: type, window: int) -> None:
+    long = LLMRequest("small-model-1", [Message("user", "x" * (window * 4))], max_tokens=100)
+    fake = server(["unused"])
+    with pytest.raises(ContextTooLong) as caught:
+        adapter(fake).complete(long)
+    assert isinstance(caught.value, BadRequest) and not caught.value.retryable
+    assert caught.value.code == CONTEXT_TOO_LONG != BAD_REQUEST and fake.used == 0
+
+
+@pytest.mark.parametrize("encode", [encode_alpha, encode_beta])
+def test_adapters_send_the_temperature_and_refuse_what_the_providers_cannot_take(encode) -> None:
+    warm = LLMRequest("small-model-1", [Message("user", "?")], 10, temperature=0.5)
+    assert "0.5" in encode(warm)
+    for extra in ({"tools": ("get_ticket",)}, {"response_format": '{"type": "object"}'}):
+        with pytest.raises(LLMInputError, match="no tools and no response_format"):
+            encode(LLMRequest("small-model-1", [Message("user", "?")], 10, **extra))
