@@ -242,7 +242,7 @@ def settle(state: AgentState, request: Request) -> AgentState:
 
     state (AgentState, normally awaiting_approval with request.id pending), request (Request).
     approved: the run resumes, records what the gate returned as an observation and finishes citing
-    it; if the gate refused (say the idempotency key was already used), the run stops as "stuck".
+    it; if the gate refused (say the key was first used for another email), the run stops as "stuck".
     declined or expired: stops as "denied"; cancelled: stops as "cancelled" (see ENDS).
     A state that is not waiting for this request is returned unchanged.
     Example: settle(run.state, desk.requests["pa-1"]).status == "done"
