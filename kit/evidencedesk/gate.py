@@ -6,12 +6,14 @@ arguments small enough and valid, is the run within its call limits, is it a wri
 task's grant, and even with one it is parked as a pending action until approve() or decline()).
 Every decision is written to an audit log with secrets and addresses redacted. Bad input of any kind
 comes back as an error result; nothing escapes run() as an exception.
+An action is approved at most once: a second approve, or one on a declined action, runs nothing.
 Left out: who approves and when (the Human Approval page), and persistence of the log and the pending
 actions.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -44,7 +46,12 @@ __all__ = [
     "ToolGate", "default_policy",
 ]
 MAX_ARGUMENT_CHARS = 8000  # the whole arguments object as JSON; bigger is refused before parsing (too_large)
-PENDING, SENT, DECLINED = "pending", "sent", "declined"
+# The life of a pending action: pending, then exactly one of the others. An approval is used once: the tool's
+# answer closes the action as sent (ok) or failed (any refusal of the tool, DUPLICATE included).
+PENDING, SENT, DECLINED, FAILED = "pending", "sent", "declined", "failed"
+# Characters that would break an audit line, or hide in one: control characters (C0, DEL, C1) and the Unicode
+# line and paragraph separators. Audit values carry them escaped ("\\n"), so one event is always one line.
+LINE_BREAKING = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 @checked_dataclass(frozen=True)
@@ -84,8 +91,10 @@ def default_policy(grant_writes: bool = False, max_calls_per_run: int = 10) -> P
 
 @dataclass
 class PendingAction:
-    """A write parked until a person decides. status: "pending", then "sent" or "declined".
+    """A write parked until a person decides. status: "pending", then "sent", "failed" or "declined".
 
+    held_by: the approval desk the action was put to (None: nobody); while it is held, only that desk's
+    decision runs or declines it.
     Example: gate.pending["pa-1"].status -> "pending"
     """
 
@@ -95,6 +104,7 @@ class PendingAction:
     task: str
     caller: str
     status: str = PENDING
+    held_by: object = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -113,23 +123,42 @@ class Check:
     ask: Callable[[ToolGate, ToolCall, str, str, str], ToolResult | None]
 
 
+def one_line(text: str) -> str:
+    """text with every character of LINE_BREAKING escaped as Python writes it ("\\n", "\\u2028"): one line.
+
+    Args: text (str). Returns: str. Example: one_line("maria\\nok") -> "maria\\\\nok" (a backslash, then n)
+    """
+    return LINE_BREAKING.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), text)
+
+
 def _short(value: object, limit: int = 40) -> str:
-    """A clipped, redacted, printable form of any value, safe for messages and logs; never raises.
+    """A clipped, redacted, one-line form of any value, safe for messages and logs; never raises.
 
     Redacted whole, then clipped: clipping first could cut a key short enough to escape redaction.
     """
-    return clip(redact_log(clip(value, None)), limit)
+    return clip(one_line(redact_log(clip(value, None))), limit)
 
 
 @dataclass
 class AuditLog:
     """Every gate decision, in order: {"run_id", "call_id", "tool", "task", "caller", "outcome", "detail"}.
 
-    Values are clipped and redacted; arguments are never copied in.
+    Values are clipped, redacted and kept on one line (see one_line); arguments are never copied in.
     Example: [(e["tool"], e["outcome"]) for e in gate.audit.events] -> [("get_ticket", "ok")]
     """
 
     events: list[dict[str, str]] = field(default_factory=list)
+
+    def add(self, run_id: object, call_id: object, tool: object, task: object, caller: object, outcome: object,
+            detail: object) -> None:
+        """Append one event from any values: each clipped (detail to 200 characters, the rest to 40),
+        redacted and kept on one line. Never raises. Example: log.add("r1", "pa-1", "send_email_draft",
+        "reply", "maria", "approved", "at 120.0 s")
+        """
+        self.events.append({
+            "run_id": _short(run_id), "call_id": _short(call_id), "tool": _short(tool), "task": _short(task),
+            "caller": _short(caller), "outcome": _short(outcome), "detail": _short(detail, 200),
+        })
 
     def record(self, call: object, run_id: object, task: object, caller: object, result: ToolResult,
                detail: str = "") -> None:
@@ -140,18 +169,15 @@ class AuditLog:
         """
         detail = detail or ("ran" if result.ok else str((result.error or {}).get("message", "")))
         call_id, tool = (call.id, call.name) if isinstance(call, ToolCall) else ("?", "?")
-        self.events.append({
-            "run_id": _short(run_id), "call_id": _short(call_id),
-            "tool": _short(tool), "task": _short(task), "caller": _short(caller),
-            "outcome": result.code, "detail": _short(detail, 200),
-        })
+        self.add(run_id, call_id, tool, task, caller, result.code, detail)
 
 
 class ToolGate:
     """Runs tool calls only if the policy allows them, and audits every decision.
 
     Args: registry (ToolRegistry); policy (Policy); audit (AuditLog or None for a new one).
-    Attributes: registry, policy, audit, pending (dict pending id -> PendingAction).
+    Attributes: registry, policy, audit, pending (dict pending id -> PendingAction), issued (int: the
+    highest pa-N handed out; a parked write gets pa-<issued + 1>, so no id is ever given twice).
     Example: ToolGate(registry, default_policy()).run(call, "triage", "run-1", caller="kwame").code -> "ok"
     """
 
@@ -159,6 +185,7 @@ class ToolGate:
         self.registry, self.policy = registry, policy
         self.audit = audit if audit is not None else AuditLog()
         self.pending: dict[str, PendingAction] = {}
+        self.issued = 0  # the highest pending id number handed out so far
         self._calls: Counter[str] = Counter()  # run_id -> calls that reached the limit check
         self._tool_calls: Counter[tuple[str, str]] = Counter()  # (run_id, tool) -> calls
 
@@ -226,47 +253,79 @@ class ToolGate:
         """A write with the grant: park it as pa-N for a person to decide. Nothing is sent here."""
         if not self.registry.get(call.name).writes:
             return None
-        pending_id = f"pa-{len(self.pending) + 1}"
+        self.issued = max([self.issued, *(_number(i) for i in self.pending)]) + 1  # never an id already in use
+        pending_id = f"pa-{self.issued}"
         self.pending[pending_id] = PendingAction(pending_id, call, run_id, task, caller)
         return ToolResult.failure(NEEDS_APPROVAL, f"{call.name} is parked as {pending_id} for approval",
                                   pending_id=pending_id)
 
-    def approve(self, pending_id: str) -> ToolResult:
-        """Run a parked write now (status becomes "sent"). Never raises.
+    def hold(self, pending_id: str, holder: object) -> bool:
+        """Put a pending action to holder (an approval desk): from now on only holder may approve or decline it.
 
-        A second approval runs the tool again, and the idempotency key stops a second send (DUPLICATE).
-        Returns: the tool's result; NOT_FOUND for an unknown id; NOT_ALLOWED for a declined action.
+        Returns True when the action is pending and now held by holder, False otherwise (unknown id, already
+        decided, held by another). Never raises. Example: gate.hold("pa-1", desk) -> True
+        """
+        action = self.pending.get(pending_id) if isinstance(pending_id, str) else None
+        if action is None or action.status != PENDING or action.held_by not in (None, holder):
+            return False
+        action.held_by = holder
+        return True
+
+    def approve(self, pending_id: str, holder: object = None) -> ToolResult:
+        """Run a parked write now, once: the tool's answer closes it as "sent" (ok) or "failed". Never raises.
+
+        holder: the desk deciding, for an action put to one (see hold); a held action is never run by anyone else.
+        Returns: the tool's result; NOT_FOUND for an unknown id; NOT_ALLOWED, with nothing run, for an action that
+        was declined, was approved before, or waits for its desk's decision.
         Example: gate.approve("pa-1").data -> {"queued": True, "idempotency_key": "t-602-reply-1"}
         """
         action = self.pending.get(pending_id) if isinstance(pending_id, str) else None
         if action is None:
             return ToolResult.failure(NOT_FOUND, f"no pending action {_short(pending_id)}")
-        if action.status == DECLINED:
-            result = ToolResult.failure(NOT_ALLOWED, f"{action.id} was declined")
+        if (refused := _closed(action, holder)) is not None:
+            result = refused
         else:
             result = self.registry.execute(action.call, action.caller)
-            action.status = SENT if result.ok else action.status
+            action.status = SENT if result.ok else FAILED  # an approval is used once, whatever the tool answered
         detail = f"{action.id} approved, ran" if result.ok else ""
         self.audit.record(action.call, action.run_id, action.task, action.caller, result, detail)
         return result
 
-    def decline(self, pending_id: str) -> ToolResult:
+    def decline(self, pending_id: str, holder: object = None) -> ToolResult:
         """Refuse a parked write (status becomes "declined"); nothing is sent. Never raises.
 
-        Returns: success {"pending_id", "status"}; NOT_FOUND for an unknown id; NOT_ALLOWED if already sent.
+        holder: as for approve. Returns: success {"pending_id", "status"}; NOT_FOUND for an unknown id;
+        NOT_ALLOWED if it already ran or was declined, or waits for its desk's decision.
         Example: gate.decline("pa-1").data -> {"pending_id": "pa-1", "status": "declined"}
         """
         action = self.pending.get(pending_id) if isinstance(pending_id, str) else None
         if action is None:
             return ToolResult.failure(NOT_FOUND, f"no pending action {_short(pending_id)}")
-        if action.status == SENT:
-            result = ToolResult.failure(NOT_ALLOWED, f"{action.id} was already sent")
+        if (refused := _closed(action, holder)) is not None:
+            result = refused
         else:
             action.status = DECLINED
             result = ToolResult.success({"pending_id": action.id, "status": DECLINED})
         detail = f"{action.id} declined, nothing sent" if result.ok else ""
         self.audit.record(action.call, action.run_id, action.task, action.caller, result, detail)
         return result
+
+
+def _closed(action: PendingAction, holder: object) -> ToolResult | None:
+    """The refusal for a decision on action by holder, or None when holder may decide it now."""
+    if action.status == DECLINED:
+        return ToolResult.failure(NOT_ALLOWED, f"{action.id} was declined")
+    if action.status != PENDING:
+        return ToolResult.failure(NOT_ALLOWED, f"{action.id} was already approved ({action.status}); nothing ran")
+    if action.held_by is not None and action.held_by is not holder:
+        return ToolResult.failure(NOT_ALLOWED, f"{action.id} waits for the decision of its approval desk")
+    return None
+
+
+def _number(pending_id: str) -> int:
+    """N of a pending id "pa-N", 0 for any other key."""
+    head, _, digits = pending_id.partition("pa-") if isinstance(pending_id, str) else ("x", "", "")
+    return int(digits) if not head and digits.isdigit() and digits.isascii() else 0
 
 
 # The gate's decision order, as data: _decide asks these in turn, and the course page draws its diagram from them.

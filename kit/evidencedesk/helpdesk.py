@@ -155,26 +155,40 @@ class DocumentStore:
         return ToolResult.success(document.model_dump())
 
 
+# Stripe's idempotent requests, the usual reference (https://docs.stripe.com/api/idempotent_requests, read
+# 2026-12-01): the first result of a key is saved; a retry with the same key and the same parameters gets that
+# result back; the same key with different parameters is an error.
 @dataclass
 class Outbox:
-    """Where e-mail drafts go instead of the internet: `sent` lists every draft, in order.
+    """Where e-mail drafts go instead of the internet: `sent` lists every draft really sent, in order.
 
+    Each idempotency key keeps the draft it was first used with and the result it got (`first`).
     Example: outbox = Outbox(); outbox.send_email_draft("kwame@example.org", "Hi", "...", "t-601-reply-1")
     """
 
     sent: list[dict[str, str]] = field(default_factory=list)
+    first: dict[str, tuple[dict[str, str], ToolResult]] = field(default_factory=dict)  # key -> (draft, result)
 
     def send_email_draft(self, to: str, subject: str, body: str, idempotency_key: str) -> ToolResult:
-        """Queue one draft. A key that was already used sends nothing and returns DUPLICATE.
+        """Queue one draft, once per idempotency key.
 
+        A repeat of a key with the same draft (to, subject, body) sends nothing and returns the first
+        result again; the same key with a different draft sends nothing and returns DUPLICATE.
         Args: to, subject, body, idempotency_key (str; the gate validates them first).
-        Returns: data {"queued": True, "idempotency_key": key}, or failure DUPLICATE.
+        Returns: data {"queued": True, "idempotency_key": key} (the first result, on a repeat), or failure DUPLICATE.
         Example: Outbox().send_email_draft("a@example.org", "Hi", "Text", "key-0001").data["queued"] -> True
         """
-        if any(mail["idempotency_key"] == idempotency_key for mail in self.sent):
-            return ToolResult.failure(DUPLICATE, f"idempotency key {idempotency_key} was already used; nothing sent")
-        self.sent.append({"to": to, "subject": subject, "body": body, "idempotency_key": idempotency_key})
-        return ToolResult.success({"queued": True, "idempotency_key": idempotency_key})
+        draft = {"to": to, "subject": subject, "body": body}
+        if idempotency_key in self.first:
+            earlier, result = self.first[idempotency_key]
+            if earlier == draft:
+                return result  # a retry of the same request: the first answer, and nothing sent again
+            return ToolResult.failure(DUPLICATE, f"idempotency key {clip(idempotency_key, 64)} was first used for "
+                                                 "a different draft; nothing sent")
+        result = ToolResult.success({"queued": True, "idempotency_key": idempotency_key})
+        self.sent.append({**draft, "idempotency_key": idempotency_key})
+        self.first[idempotency_key] = (draft, result)
+        return result
 
 
 def default_registry(

@@ -11,6 +11,7 @@ from evidencedesk.agent.loop import FixedPlan
 from evidencedesk.agent.scenarios import lab
 from evidencedesk.agent.state import AgentState
 from evidencedesk.gate import DECLINED, SENT
+from evidencedesk.security import Session
 
 EMAIL = {"to": "kwame@example.org", "subject": "Re: T-601", "body": "Your refund is on its way.",
          "idempotency_key": "t-601-reply-1"}
@@ -32,7 +33,7 @@ def outcomes(agent) -> list[tuple[str, str, str]]:
 
 def test_approve_runs_the_parked_call_once_through_the_gate_with_its_key() -> None:
     agent, outbox, run, desk = parked()
-    verdict = desk.approve("pa-1", by="maria")
+    verdict = desk.approve("pa-1", by=Session("maria"))
     assert (verdict.ok, verdict.code, verdict.result.data) == (True, "approved",
                                                                {"queued": True, "idempotency_key": "t-601-reply-1"})
     assert outbox.sent == [EMAIL] and agent.gate.pending["pa-1"].status == SENT
@@ -44,24 +45,34 @@ def test_approve_runs_the_parked_call_once_through_the_gate_with_its_key() -> No
 
 def test_a_second_decision_is_refused_and_nothing_runs_twice() -> None:
     agent, outbox, run, desk = parked()
-    desk.approve("pa-1", by="maria")
-    assert [desk.approve("pa-1", by="maria").code, desk.decline("pa-1", by="maria").code,
-            desk.cancel("pa-1", by="kwame").code] == ["already_decided"] * 3
+    desk.approve("pa-1", by=Session("maria"))
+    assert [desk.approve("pa-1", by=Session("maria")).code, desk.decline("pa-1", by=Session("maria")).code,
+            desk.cancel("pa-1", by=Session("kwame")).code] == ["already_decided"] * 3
     assert len(outbox.sent) == 1 and desk.requests["pa-1"].status == "approved"
 
 
 def test_separation_of_duties_the_requester_may_not_decide_even_when_listed() -> None:
     agent, outbox, run, desk = parked()
     assert "kwame" in APPROVERS["send_email_draft"]  # kwame approves other people's emails...
-    assert (desk.approve("pa-1", by="kwame").code, desk.decline("pa-1", by="kwame").code) == ("own_request",) * 2
+    assert (desk.approve("pa-1", by=Session("kwame")).code, desk.decline("pa-1", by=Session("kwame")).code) == ("own_request",) * 2
     assert outbox.sent == [] and desk.requests["pa-1"].status == "pending"  # ...but never his own
 
 
-@pytest.mark.parametrize("by", ["lena", "", "Maria", "maria\n", None, 42, Unprintable()])
-def test_only_a_listed_approver_may_decide(by: object) -> None:
+@pytest.mark.parametrize("by", [Session("lena"), Session("Maria"), Session("maria\n")])
+def test_only_a_listed_approver_may_decide(by: Session) -> None:
     agent, outbox, run, desk = parked()
-    assert desk.approve("pa-1", by=by) == (False, "not_approver", None)  # type: ignore[arg-type]
-    assert desk.decline("pa-1", by=by).code == "not_approver"  # type: ignore[arg-type]
+    assert desk.approve("pa-1", by=by) == (False, "not_approver", None)
+    assert desk.decline("pa-1", by=by).code == "not_approver"
+    assert outbox.sent == [] and desk.requests["pa-1"].status == "pending"
+
+
+@pytest.mark.parametrize("by", ["maria", Session(""), None, 42, Unprintable()])
+def test_a_bare_name_or_an_empty_session_is_not_signed_in(by: object) -> None:
+    agent, outbox, run, desk = parked()
+    for decide in (desk.approve, desk.decline, desk.cancel):
+        assert decide("pa-1", by=by) == (False, "not_signed_in", None)  # type: ignore[arg-type]
+    agent.clock.advance(601)
+    assert desk.approve("pa-1", by=by).code == "not_signed_in"  # changes nothing, not even the expiry
     assert outbox.sent == [] and desk.requests["pa-1"].status == "pending"
 
 
@@ -69,7 +80,7 @@ def test_only_a_listed_approver_may_decide(by: object) -> None:
 def test_an_unknown_id_is_a_named_refusal(pending_id: object) -> None:
     agent, outbox, run, desk = parked()
     for decide in (desk.approve, desk.decline, desk.cancel):
-        assert decide(pending_id, by="maria") == (False, "unknown_id", None)  # type: ignore[arg-type]
+        assert decide(pending_id, by=Session("maria")) == (False, "unknown_id", None)  # type: ignore[arg-type]
     assert desk.ask(pending_id).code == "unknown_id"  # type: ignore[arg-type]
     assert outcomes(agent)[-3:] == [("?", "maria", "unknown_id")] * 3 and outbox.sent == []
 
@@ -79,7 +90,7 @@ def test_a_request_expires_on_the_clock_and_then_nothing_can_run_it() -> None:
     agent.clock.advance(599.9)
     assert desk.expire("pa-1") is False
     agent.clock.advance(0.1)
-    assert desk.approve("pa-1", by="maria") == (False, "expired", None)
+    assert desk.approve("pa-1", by=Session("maria")) == (False, "expired", None)
     assert desk.requests["pa-1"].status == "expired" and outbox.sent == []
     assert outcomes(agent)[-2:] == [("pa-1", "clock", "expired"), ("pa-1", "maria", "expired")]
     assert agent.gate.pending["pa-1"].status == DECLINED
@@ -88,25 +99,25 @@ def test_a_request_expires_on_the_clock_and_then_nothing_can_run_it() -> None:
 
 def test_decline_sends_nothing_now_or_later() -> None:
     agent, outbox, run, desk = parked()
-    assert desk.decline("pa-1", by="maria") == (True, "declined", None)
+    assert desk.decline("pa-1", by=Session("maria")) == (True, "declined", None)
     assert agent.gate.approve("pa-1").code == "not_allowed"  # the gate itself refuses a declined action
     assert outbox.sent == [] and settle(run.state, desk.requests["pa-1"]).reason == "denied"
 
 
 def test_the_requester_or_an_approver_may_cancel_but_nobody_else() -> None:
     agent, outbox, run, desk = parked()
-    assert desk.cancel("pa-1", by="lena").code == "not_approver"
-    assert desk.cancel("pa-1", by="kwame") == (True, "cancelled", None)
+    assert desk.cancel("pa-1", by=Session("lena")).code == "not_approver"
+    assert desk.cancel("pa-1", by=Session("kwame")) == (True, "cancelled", None)
     assert settle(run.state, desk.requests["pa-1"]).reason == "cancelled" and outbox.sent == []
     _, _, run, other = parked()
-    assert other.cancel("pa-1", by="maria").code == "cancelled"
+    assert other.cancel("pa-1", by=Session("maria")).code == "cancelled"
 
 
 def test_every_decision_is_audited_refusals_included() -> None:
     agent, outbox, run, desk = parked()
     before = len(agent.gate.audit.events)
     for by in ("kwame", "lena", "maria", "maria"):
-        desk.approve("pa-1", by=by)
+        desk.approve("pa-1", by=Session(by))
     assert outcomes(agent)[before:] == [("pa-1", "kwame", "own_request"), ("pa-1", "lena", "not_approver"),
                                         ("pa-1", "maria", "approved"), ("r1-c2", "kwame", "ok"),
                                         ("pa-1", "maria", "already_decided")]
@@ -117,7 +128,7 @@ def test_asking_again_changes_nothing_and_a_decided_action_is_never_asked_again(
     agent.clock.advance(500)
     events = len(agent.gate.audit.events)
     assert desk.ask("pa-1").code == "pending" and desk.requests["pa-1"].expires_at == 600.0  # the first expiry stands
-    desk.approve("pa-1", by="maria")
+    desk.approve("pa-1", by=Session("maria"))
     assert desk.ask("pa-1").code == "approved" and list(desk.requests) == ["pa-1"]
     assert len(agent.gate.audit.events) == events + 2  # the approval and the gate's run; no new asking
 
@@ -125,7 +136,7 @@ def test_asking_again_changes_nothing_and_a_decided_action_is_never_asked_again(
 def test_settle_turns_each_decision_into_the_runs_next_state() -> None:
     _, _, run, desk = parked()
     assert settle(run.state, desk.requests["pa-1"]) == run.state  # still pending: still waiting
-    desk.approve("pa-1", by="maria")
+    desk.approve("pa-1", by=Session("maria"))
     done = settle(run.state, desk.requests["pa-1"])
     assert (done.status, done.reason, done.sources) == ("done", "done", ("o2",))
     assert done.observations[-1].text == '{"idempotency_key": "t-601-reply-1", "queued": true}'
@@ -135,18 +146,26 @@ def test_settle_turns_each_decision_into_the_runs_next_state() -> None:
         assert settle(run.state, closed).reason == reason
 
 
-def test_an_approval_whose_key_was_used_before_sends_nothing_and_the_run_does_not_claim_it() -> None:
+def test_an_approval_whose_key_was_used_for_another_email_sends_nothing_and_the_run_does_not_claim_it() -> None:
     agent, outbox, run, desk = parked()
-    outbox.send_email_draft(**EMAIL)  # the same idempotency key went out earlier
-    verdict = desk.approve("pa-1", by="maria")
+    outbox.send_email_draft(**{**EMAIL, "body": "another text"})  # the same idempotency key, another email
+    verdict = desk.approve("pa-1", by=Session("maria"))
     assert (verdict.code, verdict.result.code, len(outbox.sent)) == ("approved", "duplicate", 1)
     state = settle(run.state, desk.requests["pa-1"])
     assert (state.status, state.reason, state.sources) == ("stopped", "stuck", ())
 
 
+def test_an_approval_whose_email_already_went_out_gets_the_first_result_and_sends_nothing() -> None:
+    agent, outbox, run, desk = parked()
+    first = outbox.send_email_draft(**EMAIL)  # the same email went out before, with its key
+    verdict = desk.approve("pa-1", by=Session("maria"))
+    assert (verdict.result, len(outbox.sent)) == (first, 1)
+    assert settle(run.state, desk.requests["pa-1"]).status == "done"  # the one send it asked for happened
+
+
 def test_a_state_waiting_for_another_request_is_left_alone() -> None:
     _, _, run, desk = parked()
-    desk.approve("pa-1", by="maria")
+    desk.approve("pa-1", by=Session("maria"))
     other = AgentState.model_validate({**run.state.model_dump(), "pending_id": "pa-2"})
     assert settle(other, desk.requests["pa-1"]) == other
 
@@ -159,3 +178,38 @@ def test_a_malformed_request_is_refused_naming_the_field(field: str, value: obje
     with pytest.raises(ValidationError) as exc:
         Request.model_validate({**good, field: value})
     assert exc.value.errors()[0]["loc"] == (field,)
+
+
+def test_the_gate_does_not_run_an_action_whose_request_is_pending_at_the_desk() -> None:
+    """Kind 6: asked directly, the gate refuses; the decision goes through the desk."""
+    agent, outbox, run, desk = parked()
+    direct = agent.gate.approve("pa-1")
+    assert (direct.code, outbox.sent, agent.gate.pending["pa-1"].status) == ("not_allowed", [], "pending")
+    assert agent.gate.decline("pa-1").code == "not_allowed" and desk.requests["pa-1"].status == "pending"
+    assert desk.approve("pa-1", by=Session("maria")).code == "approved" and len(outbox.sent) == 1
+
+
+def test_the_gate_does_not_run_a_loaded_action_that_is_pending_at_the_desk(tmp_path) -> None:
+    """Kind 6, after a restart: the rebuilt desk holds the action again."""
+    from evidencedesk.agent.checkpoint import Checkpoint
+
+    agent, outbox, run, desk = parked()
+    Checkpoint.of(agent, run.state, desk).save(tmp_path / "run.json")
+    loaded = Checkpoint.load(tmp_path / "run.json", outbox=outbox)
+    assert loaded.desk.gate.approve("pa-1").code == "not_allowed" and outbox.sent == []
+
+
+@pytest.mark.parametrize("breaker", ["\n", "\r", "\r\n", "\u2028", "\u2029", "\x85", "\x1e"])
+def test_audit_fields_cannot_forge_a_line(breaker: str) -> None:
+    """Kind 7: a caller or detail holding a line break stays one line of the audit log."""
+    from evidencedesk.agent.approval import audit
+
+    agent, outbox, run, desk = parked()
+    forged = f"maria{breaker}pa-1    send_email_draft  maria  approved"
+    desk.approve("pa-1", by=Session(forged[:40]))
+    audit(agent.gate.audit, desk.requests["pa-1"], forged, "resumed", f"status done{breaker}pa-1 approved")
+    audit(agent.gate.audit, None, "kwame", f"ok{breaker}x", "")
+    lines = "\n".join(" ".join(event.values()) for event in agent.gate.audit.events).splitlines()
+    assert len(lines) == len(agent.gate.audit.events)
+    assert not any(c in value for event in agent.gate.audit.events for value in event.values()
+                   for c in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")

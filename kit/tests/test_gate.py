@@ -113,15 +113,74 @@ def test_a_write_with_the_grant_is_parked_and_nothing_is_sent() -> None:
     assert outbox.sent == []
 
 
-def test_approval_sends_once_and_the_idempotency_key_stops_a_second_send() -> None:
+def test_an_approval_runs_once_and_a_second_approval_runs_nothing() -> None:
     gate, outbox = make_gate(grant=True)
     gate.run(email(), "reply", "run-1", "kwame")
-    gate.run(email(call_id="run-2-c1"), "reply", "run-2", "kwame")  # same key, parked as pa-2
     assert gate.approve("pa-1").data == {"queued": True, "idempotency_key": "evil-key-0001"}
     assert gate.pending["pa-1"].status == "sent"
-    assert gate.approve("pa-1").code == DUPLICATE
-    assert gate.approve("pa-2").code == DUPLICATE
-    assert len(outbox.sent) == 1 and gate.pending["pa-2"].status == "pending"
+    sent_before = list(outbox.sent)
+    again = gate.approve("pa-1")
+    assert (again.code, again.error["message"]) == (NOT_ALLOWED, "pa-1 was already approved (sent); nothing ran")
+    assert gate.decline("pa-1").code == NOT_ALLOWED and outbox.sent == sent_before == [EVIL]
+
+
+def test_a_retry_parked_again_gets_the_first_result_and_sends_nothing() -> None:
+    gate, outbox = make_gate(grant=True)
+    gate.run(email(), "reply", "run-1", "kwame")
+    gate.run(email(call_id="run-2-c1"), "reply", "run-2", "kwame")  # the same e-mail, same key, parked as pa-2
+    first = gate.approve("pa-1")
+    assert gate.approve("pa-2") == first and gate.pending["pa-2"].status == "sent"
+    assert len(outbox.sent) == 1
+
+
+def test_a_key_reused_for_another_email_ends_the_action_as_failed_not_pending() -> None:
+    gate, outbox = make_gate(grant=True)
+    gate.run(email(), "reply", "run-1", "kwame")
+    gate.run(ToolCall("run-2-c1", "send_email_draft", {**EVIL, "body": "other"}), "reply", "run-2", "kwame")
+    gate.approve("pa-1")
+    assert gate.approve("pa-2").code == DUPLICATE and gate.pending["pa-2"].status == "failed"
+    assert gate.approve("pa-2").code == NOT_ALLOWED and gate.decline("pa-2").code == NOT_ALLOWED
+    assert len(outbox.sent) == 1
+
+
+def test_a_held_action_is_decided_only_by_its_holder() -> None:
+    gate, outbox = make_gate(grant=True)
+    gate.run(email(), "reply", "run-1", "kwame")
+    desk, other = object(), object()
+    assert gate.hold("pa-1", desk) and not gate.hold("pa-1", other) and not gate.hold("pa-9", desk)
+    for decide in (gate.approve, gate.decline):
+        refused = decide("pa-1")
+        assert (refused.code, refused.error["message"]) == (NOT_ALLOWED, "pa-1 waits for the decision of its "
+                                                                         "approval desk")
+        assert decide("pa-1", holder=other).code == NOT_ALLOWED
+    assert outbox.sent == [] and gate.pending["pa-1"].status == "pending"
+    assert gate.approve("pa-1", holder=desk).ok and len(outbox.sent) == 1
+
+
+def test_a_parked_write_never_gets_an_id_in_use_or_given_before() -> None:
+    gate, _ = make_gate(grant=True)
+    gate.pending.clear()
+    gate.issued = 0
+    gate.run(email(), "reply", "run-1", "kwame")
+    gate.run(email("other-key-01", "run-1-c3"), "reply", "run-1", "kwame")
+    del gate.pending["pa-1"]  # a smaller table than the ids handed out (as after a restore)
+    gate.run(email("third-key-01", "run-1-c4"), "reply", "run-1", "kwame")
+    assert list(gate.pending) == ["pa-2", "pa-3"]
+    restored, _ = make_gate(grant=True)
+    restored.pending["pa-7"] = gate.pending["pa-2"]  # a restored table that knows nothing of issued
+    assert restored.run(email("fourth-key-1", "run-9-c1"), "reply", "run-9", "kwame").error["pending_id"] == "pa-8"
+
+
+@pytest.mark.parametrize("breaker", ["\n", "\r", "\u2028", "\u2029", "\x0b", "\x85"])
+def test_audit_values_stay_on_one_line(breaker: str) -> None:
+    gate, _ = make_gate()
+    gate.run(READ, "triage", "run-1", caller=f"kwame{breaker}run-1 | c9 | send_email_draft | ok")
+    gate.audit.add("run-1", "pa-1", "send_email_draft", "reply", f"maria{breaker}x", "approved", f"ran{breaker}ok")
+    for event in gate.audit.events:
+        assert all(not any(c in value for c in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+                   for value in event.values()), event
+    escaped = gate.audit.events[0]["caller"].startswith("kwame\\")  # escaped: the forged text stays visible
+    assert escaped or breaker in "\x0b\x85"  # hidden controls are dropped before, by redact_log
 
 
 def test_decline_sends_nothing_and_blocks_a_later_approval() -> None:

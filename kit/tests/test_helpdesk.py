@@ -62,9 +62,19 @@ def test_kit_documents_include_the_course_set() -> None:
 def test_outbox_sends_once_per_idempotency_key() -> None:
     outbox = Outbox()
     first = outbox.send_email_draft(**EMAIL)
-    second = outbox.send_email_draft(**{**EMAIL, "body": "a different body"})
     assert first.data == {"queued": True, "idempotency_key": "t-601-reply-1"}
-    assert second.error["code"] == DUPLICATE and len(outbox.sent) == 1
+    assert outbox.send_email_draft(**EMAIL) == first  # a repeat with the same draft: the first result, nothing sent
+    assert outbox.sent == [EMAIL]
+
+
+@pytest.mark.parametrize("field", ["to", "subject", "body"])
+def test_a_key_reused_for_a_different_draft_is_refused(field: str) -> None:
+    outbox = Outbox()
+    outbox.send_email_draft(**EMAIL)
+    other = {**EMAIL, field: "other@example.org" if field == "to" else "something else"}
+    second = outbox.send_email_draft(**other)
+    assert second.error["code"] == DUPLICATE and "different draft" in second.error["message"]
+    assert outbox.sent == [EMAIL] and outbox.send_email_draft(**EMAIL).ok  # the first draft still gets its result
 
 
 def test_default_registry_offers_three_tools_and_one_write() -> None:

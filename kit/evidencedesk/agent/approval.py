@@ -2,9 +2,11 @@
 
 The gate parks a consequential write as a pending action (gate.py) and the run waits in
 awaiting_approval (state.py). An ApprovalDesk puts that action to a person, by its id:
+- asking holds the gate's action for the desk (ToolGate.hold): from then on the gate runs it for the desk only;
 - approve runs it once, through the gate (ToolGate.approve), with the idempotency key it was parked with;
 - decline, expiry and cancel close it without running anything;
-- only a listed approver for that tool may decide, and never the person whose run asked for it;
+- the person deciding is a signed-in Session (security.py), never a bare name; only a listed approver for
+  that tool may decide, and never the person whose run asked for it;
 - a request expires ttl_s seconds after it was asked, on the injected clock;
 - every decision, refused ones included, is appended to the gate's audit log.
 Bad input (unknown id, a second decision, the wrong person, too late) gets a named code, never an
@@ -24,7 +26,7 @@ from evidencedesk.agent.state import AWAITING, AgentState
 from evidencedesk.gate import DECLINED as GATE_DECLINED
 from evidencedesk.gate import PENDING as GATE_PENDING
 from evidencedesk.gate import AuditLog, ToolGate
-from evidencedesk.security import redact_log
+from evidencedesk.security import Session
 from evidencedesk.tools import OK, ToolResult, clip
 
 # The life of a request: pending, then exactly one of the others.
@@ -36,6 +38,7 @@ CANCELLED = "cancelled"
 
 # Refusals: the decision is not taken and nothing changes (except that a late decision marks the request expired).
 UNKNOWN_ID = "unknown_id"  # no request with that id was asked
+NOT_SIGNED_IN = "not_signed_in"  # the decider is not a signed-in Session (a bare name proves nothing)
 ALREADY_DECIDED = "already_decided"  # the request is no longer pending
 OWN_REQUEST = "own_request"  # separation of duties: the requester may not decide on their own action
 NOT_APPROVER = "not_approver"  # not on the approver list for this tool
@@ -92,8 +95,9 @@ class ApprovalDesk:
 
     gate (ToolGate holding the pending actions; its audit log receives every decision), clock
     (callable returning seconds), approvers (mapping tool name -> set of user ids who may approve),
-    ttl_s (float, seconds a request stays open), requests (dict id -> Request, to continue a saved desk).
-    Example: desk = ApprovalDesk(agent.gate, agent.clock); desk.ask("pa-1"); desk.approve("pa-1", by="maria")
+    ttl_s (float, seconds a request stays open), requests (dict id -> Request, to continue a saved desk;
+    the gate's actions of the pending ones are held for this desk).
+    Example: desk = ApprovalDesk(agent.gate, agent.clock); desk.ask("pa-1"); desk.approve("pa-1", by=Session("maria"))
     """
 
     def __init__(self, gate: ToolGate, clock: Callable[[], float],
@@ -102,6 +106,9 @@ class ApprovalDesk:
         self.gate, self.clock, self.ttl_s = gate, clock, ttl_s
         self.approvers = {tool: frozenset(people) for tool, people in approvers.items()}
         self.requests: dict[str, Request] = dict(requests or {})
+        for request in self.requests.values():
+            if request.status == PENDING:
+                gate.hold(request.id, self)
 
     def ask(self, pending_id: str) -> Verdict:
         """Put a pending action of the gate to the approvers; its expiry starts now. Never raises.
@@ -117,45 +124,46 @@ class ApprovalDesk:
         if action is None or action.status != GATE_PENDING:
             return Verdict(False, UNKNOWN_ID)
         now = self.clock()
+        self.gate.hold(action.id, self)  # from now on the gate runs or declines it for this desk only
         self.requests[action.id] = Request(id=action.id, run_id=action.run_id, tool=action.call.name, task=action.task,
                                            requester=action.caller, asked_at=now, expires_at=now + self.ttl_s)
         self._audit(self.requests[action.id], action.caller, ASKED, f"expires at {now + self.ttl_s:.1f} s")
         return Verdict(True, ASKED)
 
-    def approve(self, pending_id: str, by: str) -> Verdict:
+    def approve(self, pending_id: str, by: Session) -> Verdict:
         """Approve a request: the gate runs the parked call now, once. Never raises.
 
-        by (str): the person deciding. Returns Verdict(True, "approved", gate result) or a refusal:
-        UNKNOWN_ID, ALREADY_DECIDED, EXPIRED, OWN_REQUEST, NOT_APPROVER.
-        Example: desk.approve("pa-1", by="maria").result.data["idempotency_key"]
+        by (Session): the signed-in person deciding. Returns Verdict(True, "approved", gate result) or a
+        refusal: UNKNOWN_ID, NOT_SIGNED_IN, EXPIRED, ALREADY_DECIDED, OWN_REQUEST, NOT_APPROVER.
+        Example: desk.approve("pa-1", by=Session("maria")).result.data["idempotency_key"]
         """
         if refused := self._refusal(pending_id, by):
             return refused
-        self._close(pending_id, APPROVED, by)  # the decision is on record before anything runs
-        result = self.gate.approve(pending_id)  # the one place a parked write runs; the gate audits it too
+        self._close(pending_id, APPROVED, by.user_id)  # the decision is on record before anything runs
+        result = self.gate.approve(pending_id, holder=self)  # the one place a parked write runs; the gate audits it
         self._record(pending_id, result)
         return Verdict(True, APPROVED, result)
 
-    def decline(self, pending_id: str, by: str) -> Verdict:
+    def decline(self, pending_id: str, by: Session) -> Verdict:
         """Decline a request: nothing runs, and the gate will not run it later either. Never raises.
 
-        Returns Verdict(True, "declined") or a refusal (the same checks as approve).
-        Example: desk.decline("pa-1", by="maria").code == "declined"
+        by (Session). Returns Verdict(True, "declined") or a refusal (the same checks as approve).
+        Example: desk.decline("pa-1", by=Session("maria")).code == "declined"
         """
         if refused := self._refusal(pending_id, by):
             return refused
-        self._close(pending_id, DECLINED, by)
+        self._close(pending_id, DECLINED, by.user_id)
         return Verdict(True, DECLINED)
 
-    def cancel(self, pending_id: str, by: str) -> Verdict:
+    def cancel(self, pending_id: str, by: Session) -> Verdict:
         """Withdraw a request (an interrupt): nothing runs. The requester or an approver may cancel. Never raises.
 
-        Returns Verdict(True, "cancelled"), or UNKNOWN_ID, ALREADY_DECIDED, EXPIRED, NOT_APPROVER.
-        Example: desk.cancel("pa-1", by="kwame").code == "cancelled"
+        by (Session). Returns Verdict(True, "cancelled"), or UNKNOWN_ID, NOT_SIGNED_IN, EXPIRED, ALREADY_DECIDED,
+        NOT_APPROVER. Example: desk.cancel("pa-1", by=Session("kwame")).code == "cancelled"
         """
         if refused := self._refusal(pending_id, by, requester_may=True):
             return refused
-        self._close(pending_id, CANCELLED, by)
+        self._close(pending_id, CANCELLED, by.user_id)
         return Verdict(True, CANCELLED)
 
     def expire(self, pending_id: str) -> bool:
@@ -171,14 +179,17 @@ class ApprovalDesk:
             self._close(request.id, EXPIRED, "")
         return self.requests[request.id].status == EXPIRED
 
-    def _refusal(self, pending_id: str, by: str, requester_may: bool = False) -> Verdict | None:
+    def _refusal(self, pending_id: str, by: Session, requester_may: bool = False) -> Verdict | None:
         """The checks every decision passes, in order; the first that fails is audited and returned."""
         request = self.requests.get(pending_id) if isinstance(pending_id, str) else None
+        who = by.user_id if isinstance(by, Session) and by.user_id else None  # a bare name is nobody
         if request is None:
-            self._audit(None, by, UNKNOWN_ID, f"no request {clip(pending_id)}")
+            self._audit(None, who or by, UNKNOWN_ID, f"no request {clip(pending_id)}")
             return Verdict(False, UNKNOWN_ID)
-        who = by if isinstance(by, str) else None  # a name that is not text is nobody
         may = self.approvers.get(request.tool, frozenset()) | ({request.requester} if requester_may else set())
+        if who is None:  # checked before the clock: someone not signed in changes nothing
+            self._audit(request, by, NOT_SIGNED_IN, f"{request.id} is {request.status}")
+            return Verdict(False, NOT_SIGNED_IN)
         if self.expire(request.id):  # a decision that comes too late finds the request expired
             code = EXPIRED
         elif request.status != PENDING:
@@ -189,7 +200,7 @@ class ApprovalDesk:
             code = NOT_APPROVER
         else:
             return None
-        self._audit(request, by, code, f"{request.id} is {self.requests[request.id].status}")
+        self._audit(request, who, code, f"{request.id} is {self.requests[request.id].status}")
         return Verdict(False, code)
 
     def _close(self, pending_id: str, status: str, by: str) -> None:
@@ -216,15 +227,14 @@ class ApprovalDesk:
 def audit(log: AuditLog, request: Request | None, by: object, outcome: str, detail: str) -> None:
     """Append one event about a request to log, with the same fields as the gate's events.
 
-    The call id is the pending id ("pa-1"), caller is who acted, outcome a status or code; caller and
-    detail are clipped and redacted. request None (an unknown id) gives "?" for the request's fields.
+    The call id is the pending id ("pa-1"), caller is who acted (a user id, or a Session's user id),
+    outcome a status or code; every field is clipped, redacted and kept on one line (AuditLog.add), so no
+    value can forge a line of its own. request None (an unknown id) gives "?" for the request's fields.
     Example: audit(gate.audit, desk.requests["pa-1"], "kwame", "resumed", "status done")
     """
-    log.events.append({
-        "run_id": request.run_id if request else "?", "call_id": request.id if request else "?",
-        "tool": request.tool if request else "?", "task": request.task if request else "?",
-        "caller": redact_log(clip(by)), "outcome": outcome, "detail": redact_log(clip(detail, 200)),
-    })
+    who = by.user_id if isinstance(by, Session) else by
+    log.add(request.run_id if request else "?", request.id if request else "?", request.tool if request else "?",
+            request.task if request else "?", who, outcome, detail)
 
 
 def settle(state: AgentState, request: Request) -> AgentState:
@@ -232,7 +242,7 @@ def settle(state: AgentState, request: Request) -> AgentState:
 
     state (AgentState, normally awaiting_approval with request.id pending), request (Request).
     approved: the run resumes, records what the gate returned as an observation and finishes citing
-    it; if the gate refused (say the idempotency key was already used), the run stops as "stuck".
+    it; if the gate refused (say the key was first used for another email), the run stops as "stuck".
     declined or expired: stops as "denied"; cancelled: stops as "cancelled" (see ENDS).
     A state that is not waiting for this request is returned unchanged.
     Example: settle(run.state, desk.requests["pa-1"]).status == "done"

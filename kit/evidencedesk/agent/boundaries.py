@@ -26,6 +26,7 @@ from evidencedesk.agent.interrupt import Interrupt, InterruptibleAgent
 from evidencedesk.agent.loop import Decider, FixedPlan, ModelDecider, Run, RunBudget
 from evidencedesk.agent.scenarios import AGENT_DATA, TASKS, USERS, Expect, Limits, ScenarioError, lab
 from evidencedesk.agent.state import AWAITING, AgentState
+from evidencedesk.security import Session
 from evidencedesk.strictjson import read_jsonl
 from evidencedesk.tools import Outbox
 
@@ -33,8 +34,8 @@ Member = str | list[list[Any]]  # a FakeModel kind, or a fixed plan: a list of [
 
 
 class Decision(BaseModel):
-    """One person's decision in a row: do (approve, decline, cancel), by (user id), after_s (seconds
-    that pass before it), id (the pending id; "" = the one the run parked)."""
+    """One person's decision in a row: do (approve, decline, cancel), by (user id, signed in as that
+    Session), after_s (seconds that pass before it), id (the pending id; "" = the one the run parked)."""
 
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
     do: Literal["approve", "decline", "cancel"]
@@ -195,8 +196,8 @@ def _through_the_file(r: Row, checkpoint: Checkpoint, outbox: Outbox) -> tuple[A
         checkpoint.save(path)
         if r.forge is not None:
             path.write_text(path.read_text(encoding="utf-8").replace(r.forge.old, r.forge.new), encoding="utf-8")
-        steps = [lambda d=d: decide(path, d.id or checkpoint.state.pending_id, d.do, d.by, after_s=d.after_s,
-                                    outbox=outbox) for d in r.decisions]
+        steps = [lambda d=d: decide(path, d.id or checkpoint.state.pending_id, d.do, Session(d.by),
+                                    after_s=d.after_s, outbox=outbox) for d in r.decisions]
         for step in steps + [lambda: resume(path)] * r.resumes:
             try:
                 codes.append(step().code)

@@ -4,26 +4,31 @@ Each command is one process that loads the checkpoint file, acts once and saves 
 commands can run in separate processes, hours apart, on different machines:
 
     python -m evidencedesk.agent.cli start b01 run.json        # run row b01 of boundaries.jsonl until it parks
-    python -m evidencedesk.agent.cli approve run.json pa-1 --by maria --after 120
+    EVIDENCEDESK_SESSION=<maria's token> python -m evidencedesk.agent.cli approve run.json pa-1 --by maria --after 120
     python -m evidencedesk.agent.cli resume run.json
     python -m evidencedesk.agent.cli audit run.json
 
-Output names files by their name only, never by their path. Exit status: 0 when the command did
-what it says, 1 when it was refused (a named code on stderr), 2 for a bad command line.
-Left out: authentication of the person typing --by (the kit trusts it; a real desk must not).
+A decision counts only for a signed-in person: the token in $EVIDENCEDESK_SESSION (identity.py)
+says who is deciding, and --by, when given, must name that same person. Output names files by their
+name only, never by their path. Exit status: 0 when the command did what it says, 1 when it was
+refused (a named code on stderr), 2 for a bad command line.
+Left out: the sign-in that issues tokens (identity.py says what a real one checks).
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from pathlib import Path
 
 from evidencedesk.agent.approval import APPROVED
 from evidencedesk.agent.boundaries import load_rows, start
 from evidencedesk.agent.checkpoint import Checkpoint, CheckpointError, decide, resume
+from evidencedesk.agent.identity import TOKEN_ENV, IdentityError, session_of
 from evidencedesk.agent.state import AWAITING
+from evidencedesk.gate import one_line
 from evidencedesk.tools import Outbox
 
 
@@ -49,15 +54,25 @@ def _start(args: argparse.Namespace) -> int:
 
 
 def _decide(args: argparse.Namespace) -> int:
-    outbox = Outbox()
-    verdict = decide(args.file, args.id, args.command, args.by, after_s=args.after, outbox=outbox)
+    shown = one_line(args.id[:10])  # an id is printed on one line, whatever it holds
+    try:
+        person = session_of(os.environ.get(TOKEN_ENV), by=args.by)
+    except IdentityError as exc:
+        print(f"refused: {args.command} {shown}: {exc}; nothing ran", file=sys.stderr)
+        return 1
+    outbox = Outbox()  # this process's mail service; the folder's send log decides whether it is used
+    try:
+        verdict = decide(args.file, args.id, args.command, person, after_s=args.after, outbox=outbox)
+    except OSError as exc:  # the checkpoint could not be written, perhaps after the send: say what was sent
+        print(f"refused: {args.file.name}: cannot write it ({type(exc).__name__}); "
+              f"emails sent by this process: {len(outbox.sent)}", file=sys.stderr)
+        return 1
+    sent = f"emails sent by this process: {len(outbox.sent)}"
     if not verdict.ok:
-        print(f"refused: {args.command} {args.id[:10]} by {args.by[:40]}: {verdict.code}; nothing ran",
-              file=sys.stderr)
+        print(f"refused: {args.command} {shown} by {person.user_id}: {verdict.code}; {sent}", file=sys.stderr)
         return 1
     ran = f"; the gate ran it: {verdict.result.code}" if verdict.code == APPROVED else ""
-    print(f"{args.id}: {verdict.code} by {args.by}{ran}; emails sent by this process: {len(outbox.sent)}; "
-          f"saved {args.file.name}")
+    print(f"{shown}: {verdict.code} by {person.user_id}{ran}; {sent}; saved {args.file.name}")
     return 0
 
 
@@ -86,7 +101,7 @@ def parser() -> argparse.ArgumentParser:
         one = commands.add_parser(verdict, help=f"{verdict} the pending action of a checkpoint")
         one.add_argument("file", type=Path)
         one.add_argument("id")
-        one.add_argument("--by", required=True, help="the person deciding (user id)")
+        one.add_argument("--by", help=f"the person deciding (user id); must be the one ${TOKEN_ENV} signs in")
         one.add_argument("--after", type=float, default=0.0, help="seconds that pass on the run's clock first")
     again = commands.add_parser("resume", help="continue a paused run from its checkpoint")
     again.add_argument("file", type=Path)
