@@ -94,3 +94,51 @@ def test_a_checkpoint_and_an_earlier_copy_approved_in_two_processes_send_one_ema
             for name in ("run.json", "earlier.json")]
     assert [out.returncode for out in outs] == [0, 0], [out.stderr for out in outs]
     assert [out.stdout.split("emails sent by this process: ")[1][0] for out in outs] == ["1", "0"]
+
+
+def test_a_request_declined_on_the_file_cannot_be_approved_on_an_earlier_copy(tmp_path: Path) -> None:
+    """Decisions are shared like sends: declining run.json, then approving a copy taken before, sends nothing."""
+    from evidencedesk.agent.approval import ALREADY_DECIDED, DECLINED
+    from evidencedesk.agent.checkpoint import decide
+    from evidencedesk.agent.decisionlog import DECISION_LOG, DecisionLog
+    from evidencedesk.security import Session
+
+    path = saved(tmp_path)
+    shutil.copy(path, tmp_path / "earlier.json")
+    outbox = Outbox()
+    assert decide(path, "pa-1", "decline", by=Session("maria"), outbox=outbox).code == DECLINED
+
+    again = decide(tmp_path / "earlier.json", "pa-1", "approve", by=Session("maria"), outbox=outbox)
+
+    assert (again.ok, again.code, outbox.sent) == (False, ALREADY_DECIDED, [])
+    assert DecisionLog(tmp_path / DECISION_LOG).decided("r1", "pa-1") == (DECLINED, "maria")
+
+
+def test_an_approval_on_an_earlier_copy_by_another_approver_is_already_decided(tmp_path: Path) -> None:
+    from evidencedesk.agent.approval import ALREADY_DECIDED, APPROVED
+    from evidencedesk.agent.checkpoint import decide
+    from evidencedesk.security import Session
+
+    path = saved(tmp_path)
+    shutil.copy(path, tmp_path / "earlier.json")
+    outbox = Outbox()
+    assert decide(path, "pa-1", "approve", by=Session("maria"), outbox=outbox).code == APPROVED
+    same = decide(tmp_path / "earlier.json", "pa-1", "approve", by=Session("maria"), outbox=outbox)
+    other = decide(tmp_path / "earlier.json", "pa-1", "decline", by=Session("maria"), outbox=outbox)
+
+    assert same.ok and same.code == APPROVED  # the same decision again: the send log replays, nothing new is sent
+    assert (other.ok, other.code) == (False, ALREADY_DECIDED)
+    assert len(outbox.sent) == 1
+
+
+def test_a_decision_log_that_is_not_ours_refuses_the_decision_by_name(tmp_path: Path) -> None:
+    from evidencedesk.agent.checkpoint import CheckpointError, decide
+    from evidencedesk.agent.decisionlog import DECISION_LOG
+    from evidencedesk.security import Session
+
+    path = saved(tmp_path)
+    (tmp_path / DECISION_LOG).write_text("not a record\n", encoding="ascii")
+    outbox = Outbox()
+    with pytest.raises(CheckpointError, match=r"run\.json: bad_checkpoint: decisions\.jsonl line 1"):
+        decide(path, "pa-1", "approve", by=Session("maria"), outbox=outbox)
+    assert outbox.sent == []

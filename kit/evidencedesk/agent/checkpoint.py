@@ -14,8 +14,9 @@ are written into the file, so resuming it a second time finds the run finished a
 Two processes may act on one file at the same moment: save() replaces the file only if it is still
 the one that was loaded (compared under a lock on the folder, locks.py), and otherwise refuses as
 CHANGED; decide() and resume() then start again from the newer file. The email a loaded checkpoint
-sends goes through the folder's send log (sendlog.py), which every process and every copy of the
-file in that folder shares. Left out: encryption of the contents, and rotating the key.
+sends goes through the folder's send log (sendlog.py), and every decision is recorded in the folder's
+decision log (decisionlog.py), both shared by every process and every copy of the file in that folder:
+a request declined on one copy cannot be approved on another. Left out: encryption of the contents, and rotating the key.
 """
 
 from __future__ import annotations
@@ -31,7 +32,20 @@ from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from evidencedesk.agent.approval import APPROVERS, TTL_S, ApprovalDesk, Request, Verdict, audit, settle
+from evidencedesk.agent.approval import (
+    ALREADY_DECIDED,
+    APPROVED,
+    APPROVERS,
+    CANCELLED,
+    DECLINED,
+    TTL_S,
+    ApprovalDesk,
+    Request,
+    Verdict,
+    audit,
+    settle,
+)
+from evidencedesk.agent.decisionlog import DECISION_LOG, DecisionLog, DecisionLogError
 from evidencedesk.agent.locks import locked
 from evidencedesk.agent.loop import Agent
 from evidencedesk.agent.memory import MemoryFileError, SessionMemory
@@ -356,6 +370,7 @@ def _again(attempt: Any, path: str | Path) -> Any:
 
 
 VERDICTS = ("approve", "decline", "cancel")
+DECIDED = {"approve": APPROVED, "decline": DECLINED, "cancel": CANCELLED}  # the status each verdict leaves
 
 
 def decide(path: str | Path, pending_id: str, verdict: str, by: Session, *, after_s: float = 0.0,
@@ -373,13 +388,27 @@ def decide(path: str | Path, pending_id: str, verdict: str, by: Session, *, afte
     """
     if verdict not in VERDICTS:
         raise ValueError(f"verdict must be one of {', '.join(VERDICTS)}, got {str(verdict)[:20]!r}")
-    return _again(lambda: _decide_once(path, pending_id, verdict, by, after_s, outbox, key), path)
+    decisions = DecisionLog(Path(path).parent / DECISION_LOG)
+    with locked(decisions.path):  # one decider at a time in this folder, for every copy of the file
+        return _again(lambda: _decide_once(path, pending_id, verdict, by, after_s, outbox, key, decisions), path)
 
 
 def _decide_once(path: str | Path, pending_id: str, verdict: str, by: Session, after_s: float,
-                 outbox: Outbox | None, key: bytes) -> Verdict:
+                 outbox: Outbox | None, key: bytes, decisions: DecisionLog) -> Verdict:
     checkpoint = Checkpoint.load(path, outbox=outbox, key=key)
+    try:
+        earlier = decisions.decided(checkpoint.state.run_id, pending_id)
+    except DecisionLogError as error:
+        raise CheckpointError(BAD_CHECKPOINT, Path(path).name, str(error)) from error
+    user = by.user_id if isinstance(by, Session) else None
     checkpoint.clock.advance(after_s)
-    result = getattr(checkpoint.desk, verdict)(pending_id, by)
+    if earlier is not None and earlier != (DECIDED[verdict], user):
+        result = Verdict(False, ALREADY_DECIDED)  # decided on another copy: a copy never undoes a decision
+        audit(checkpoint.desk.gate.audit, checkpoint.desk.requests.get(pending_id), by, ALREADY_DECIDED,
+              f"{pending_id} was {earlier[0]} by {earlier[1]} on another copy in this folder")
+    else:
+        result = getattr(checkpoint.desk, verdict)(pending_id, by)
+        if result.ok and earlier is None and result.code == DECIDED[verdict]:
+            decisions.record(checkpoint.state.run_id, pending_id, result.code, user)  # before the file is saved
     checkpoint.save(path, key)
     return result
