@@ -9,8 +9,8 @@ that runs the block again, forever. The tools the site runs keep their caches el
 Each block runs in a window: the protected files are listed (path, kind, mtime, size, inode) when it
 starts and again when it ends, and whatever differs changed while it ran. Pages run in parallel, so a
 change can fall in several windows; the file's own time (its mtime, or its folder's for a deletion)
-narrows it to the windows that were open then. One window left: that block wrote it. Several: the
-message names them all, and block_jobs: 1 tells which.
+narrows it to the windows that were open then. Each block that saw the change fails, and where other
+windows were open then, its message names them too ("or ..."); block_jobs: 1 tells which.
 
 Left out: which process wrote a file. A change an editor saves while a block runs is named as that
 block's too (the next build, which the save starts, clears it).
@@ -60,7 +60,6 @@ class WriteGuard:
     protected: list[Path]
     own: set[str] = field(default_factory=set)  # paths the build itself writes (accept's approved files)
     windows: list[Window] = field(default_factory=list)
-    reported: set[Change] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def listing(self) -> dict[str, tuple[str, int, int, int]]:
@@ -103,9 +102,8 @@ class WriteGuard:
                 changes.append(Change(path, "removed", parent[1] if parent else window.end))
             else:
                 changes.append(Change(path, "created" if old is None else "changed", new[1]))
+        fresh = changes  # every block that saw a change while it ran is named: one that wrote never passes
         with self.lock:
-            fresh = [c for c in changes if c not in self.reported]
-            self.reported.update(fresh)
             others = sorted({w.who for c in fresh for w in self.windows if w is not window and _open_at(w, c.stamp)})
         if not fresh:
             return ""
@@ -118,6 +116,15 @@ class WriteGuard:
             problem += (f" (or {'; '.join(others)}, which ran at the same time, did: "
                         "extra.block_jobs: 1 in mkdocs.yml tells which)")
         return problem
+
+
+def suspects(guard: WriteGuard, stamp: int) -> list[str]:
+    """Who ran at a time (ns): the blocks whose windows were open then, sorted; [] when none was.
+
+    Example: suspects(guard, os.stat("site/x.txt").st_mtime_ns)  # ["docs/a.md, block 2 (bash, line 9)"]
+    """
+    with guard.lock:
+        return sorted({w.who for w in guard.windows if _open_at(w, stamp)})
 
 
 def _entry(found: dict, name: str, path: str, st: os.stat_result) -> None:

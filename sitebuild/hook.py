@@ -33,6 +33,7 @@ import logging
 import os
 import re
 import sys
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,12 +46,12 @@ if _MACHINERY_PARENT not in sys.path:
     sys.path.insert(0, _MACHINERY_PARENT)
 
 from mkdocs.exceptions import PluginError  # noqa: E402
-from mkdocs.plugins import get_plugin_logger  # noqa: E402
+from mkdocs.plugins import event_priority, get_plugin_logger  # noqa: E402
 from mkdocs.utils.meta import get_data  # noqa: E402
 
 from sitebuild import approved, cache, crosslinks, fences, mdoutput, pagelinks, render  # noqa: E402
 from sitebuild.blocks import Block, BlockError, front_matter_lines, page_blocks  # noqa: E402
-from sitebuild.guard import WROTE, WriteGuard  # noqa: E402
+from sitebuild.guard import SLACK_NS, WROTE, WriteGuard, suspects  # noqa: E402
 from sitebuild.runner import Result  # noqa: E402
 from sitebuild.verify import PageReport, accept, refuse_unstable, run_blocks, verify  # noqa: E402
 
@@ -102,6 +103,8 @@ class SiteState:
     warnings: list[str] | None = None  # in serve mode: MkDocs' own warnings (links, anchors), to show on pages
     destinations: dict[str, str] = field(default_factory=dict)  # page src_uri -> its built HTML file
     guard: WriteGuard | None = None  # the files a block must not change (guard.py)
+    files: object = None  # MkDocs' Files of this build: every file it writes into the site but its templates
+    started: int = 0  # time.time_ns() when the blocks were queued
     wrote: list[str] = field(default_factory=list)  # pages whose blocks wrote into guarded files, this build
     dirty: bool = False  # --dirty: only the pages MkDocs rebuilds are run and verified
     pages: set[str] = field(default_factory=set)  # every page of the build (src_uri), rebuilt or not
@@ -141,6 +144,42 @@ def _protected(config, root: Path, data_dir: Path, inputs: list[str]) -> list[Pa
     paths = [Path(config.docs_dir), data_dir, Path(config.config_file_path), *map(Path, config.watch or []),
              *(root / name for name in inputs)]
     return sorted({p.resolve() for p in paths if p.exists()})
+
+
+def _keep_writing_pages(site: SiteState) -> None:
+    """Serve mode, after every page ran: a page that wrote into guarded files this rebuild and the one before
+    (whose writes started this one) keeps its failing run under the key the next rebuild will compute, with
+    the files as every page left them, so serve shows the failure instead of running the page again."""
+    again = set(site.wrote) & set(_remember_writes(site))
+    if not again:
+        return
+    after = cache.environment_digest(site.root, site.inputs, site.timeout)
+    for src_uri, plan in site.plans.items():
+        page_path = site.rel(site.docs_dir / src_uri)
+        if page_path in again and plan.run.done():
+            site.cache.put(page_path, cache.page_key(plan.blocks, site.timeout, after), plan.results()[0])
+
+
+def _strays(site: SiteState, config) -> list[str]:
+    """Files in the built site that no page or file of the build made (on_post_build runs before the plugins'
+    own, such as search's index): removed, so nothing unchecked is published, each named with the blocks that
+    ran when it appeared."""
+    site_dir = Path(config.site_dir).resolve()
+    made = {Path(f.abs_dest_path).resolve() for f in site.files} if site.files is not None else set()
+    made |= {site_dir / t for t in config.theme.static_templates} | {site_dir / "sitemap.xml.gz"}
+    # assets a plugin writes itself and lists as the site's CSS or JavaScript (markdown-exec's, in on_env)
+    made |= {(site_dir / str(getattr(a, "path", a))).resolve() for a in [*config.extra_css, *config.extra_javascript]}
+    problems = []
+    for path in sorted(site_dir.rglob("*")) if site_dir.is_dir() else []:
+        stamp = path.stat().st_mtime_ns if path.is_file() and not path.is_symlink() else 0
+        if stamp >= site.started - SLACK_NS and path.resolve() not in made:  # older: a file of an earlier build
+            who = suspects(site.guard, stamp)
+            path.unlink()
+            problems.append(f"{path.relative_to(site_dir).as_posix()} appeared in the built site"
+                            f"{' while ' + '; '.join(who) + ' ran' if who else ''}, and no page or file of the build "
+                            "made it; it was removed, so nothing unchecked is published: a block must not write "
+                            "into the site folder")
+    return problems
 
 
 def _remember_writes(site: SiteState) -> list[str]:
@@ -205,6 +244,8 @@ def on_files(files, config):
     site.environment = cache.environment_digest(site.root, site.inputs, site.timeout)
     site.reuse = site.mode == "serve" or os.environ.get(cache.REUSE_ENV) == "1"
     site.guard = WriteGuard(site.root, _protected(config, site.root, site.data_dir, site.inputs))
+    site.files = files
+    site.started = time.time_ns()  # what appears in the site after this and no page or file made is a block's
     for file in files.documentation_pages():
         site.pages.add(file.src_uri)
         if site.dirty and not file.is_modified():
@@ -246,11 +287,6 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
         site.cache.put(page_path, plan.cache_key, results)
     if not plan.reused and any(r.problem.startswith(WROTE) for r in results):
         site.wrote.append(page_path)
-        if site.mode == "serve" and page_path in _remember_writes(site):
-            # It wrote last rebuild too, which started this one: keep this failing run under the key the next
-            # rebuild will compute (the files as the block left them), so serve shows it instead of looping.
-            after = cache.environment_digest(site.root, site.inputs, site.timeout)
-            site.cache.put(page_path, cache.page_key(plan.blocks, site.timeout, after), results)
     fences.set_handler(_render_fence)
     return markdown
 
@@ -307,7 +343,7 @@ def on_page_content(html_text: str, page, config, files) -> str:
         "or a fence Markdown reads as text?); fix its fence"
         for block in hidden
     )
-    report.problems.extend(mdoutput.id_clashes(_site.printed_ids, html_text))
+    report.problems.extend(mdoutput.theme_ids(_site.printed_ids) + mdoutput.id_clashes(_site.printed_ids, html_text))
     report.problems.extend(crosslinks.check_page(page.file.src_uri, page.file.content_string, config.nav))
     for outcome in report.outcomes:
         if outcome.killed:
@@ -371,6 +407,7 @@ def on_build_error(error) -> None:
     fences.set_handler(None)
 
 
+@event_priority(100)  # before the plugins' own post_build (search's index), so what is in the site is the build's
 def on_post_build(config) -> None:
     site = _site
     site.pool.shutdown(wait=True)
@@ -381,6 +418,7 @@ def on_post_build(config) -> None:
     if site.warnings is not None:
         _show_link_warnings(site)
     if site.mode == "serve":
+        _keep_writing_pages(site)
         writes = site.root / cache.FOLDER / WRITES_FILE
         with contextlib.suppress(OSError):
             writes.parent.mkdir(parents=True, exist_ok=True)
@@ -400,6 +438,7 @@ def on_post_build(config) -> None:
                 f"{site.rel(path)} holds approved outputs of a page that does not exist; "
                 "run `make accept` to remove it"
             )
+    site.problems.extend(_strays(site, config))
     failures = [m for r in site.reports.values() for m in r.failures()] + site.problems
     for problem in site.problems:
         log.error(problem)

@@ -43,7 +43,7 @@ SHOWN = 20  # left-out names the INFO line lists before "and N more"
 # (github.com/motdotla/dotenv, pypi.org/project/python-dotenv) read .env and .env.<name>, and ship
 # .env.example for what may be published. OpenSSH's default key files: ssh-keygen(1), FILES.
 # Key and certificate containers: *.pem (RFC 7468), *.key, *.p12 / *.pfx (PKCS #12, RFC 7292).
-ENV_EXAMPLES = {".env.example", ".env.sample", ".env.template"}
+ENV_EXAMPLES = {"example", "sample", "template"}  # the last suffix of a dotenv file meant to be published
 SSH_KEYS = {"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk"}
 KEY_SUFFIXES = (".pem", ".key", ".p12", ".pfx")
 # Credential files that are secrets only when they hold credentials: .netrc (netrc(5): "password"),
@@ -161,12 +161,16 @@ def select_kit_files(root: Path) -> KitSelection:
                 raise PluginError(f"kit download: git ls-files failed: {os.fsdecode(run.stderr).strip()}")
         names = sorted({os.fsdecode(n) for n in tracked.stdout.split(b"\0") if n})
         selection = KitSelection([], sorted(os.fsdecode(n) for n in others.stdout.split(b"\0") if n))
+        tracked_names = set(names)
         for name in names:
             path = root / name
             if not path.exists():  # deleted, or a link to nothing
                 selection.missing.append(name)
             elif _inside_kit(root, Path(name)) and not path.is_file():
                 selection.left_out.append(name)  # a submodule or a folder: no file of its own to pack
+            elif path.is_symlink() and _inside_kit(root, Path(name)) and \
+                    path.resolve().relative_to(root.resolve()).as_posix() not in tracked_names:
+                selection.left_out.append(name)  # a link to a file git does not track: what it holds is unchecked
             else:
                 selection.files.append(Path(name))
     outside = [p.as_posix() for p in selection.files if not _inside_kit(root, p)]
@@ -216,7 +220,8 @@ def secret_findings(name: str, data: bytes) -> list[str]:
     """
     base = PurePosixPath(name).name.lower()
     found = []
-    if (base == ".env" or base.startswith(".env.")) and base not in ENV_EXAMPLES:
+    dotenv = base in (".env", ".envrc") or base.startswith(".env.") or base.endswith(".env")  # direnv's .envrc too
+    if dotenv and base.rsplit(".", 1)[-1] not in ENV_EXAMPLES:
         found.append("a .env file of environment settings")
     elif base in SSH_KEYS:
         found.append("an SSH private key file")

@@ -22,6 +22,7 @@ than MIN_SECRET characters is not looked for, since it would match ordinary text
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import pwd
 import re
@@ -40,13 +41,19 @@ GENERIC_NAMES = {"root", "user", "admin", "runner", "ubuntu", "debian", "build",
                  "vagrant", "docker", "node", "localhost", "host", "vm", "server", "home", "main", "test"}
 # What in a block's code reads each kind of value (bash and Python spellings).
 SOURCES = {
-    "cpu": re.compile(r"cpu_count|nproc|NPROCESSORS|cpuinfo|sched_getaffinity|NUMBER_OF_PROCESSORS|lscpu|hw\.ncpu"),
+    "cpu": re.compile(r"cpu_count|nproc|NPROCESSORS|cpuinfo|sched_getaffinity|NUMBER_OF_PROCESSORS|lscpu|hw\.ncpu|"
+                      r"-n\s*(?:auto|logical)\b|--numprocesses"),  # pytest-xdist's -n auto prints its workers
     "login": re.compile(r"whoami|\bid\s+-[a-zA-Z]*[un]|\bid\s*(?:$|[|;)`])|logname|getuser|getlogin|getpw|"
-                        r"\$\{?(?:USER|LOGNAME)\b|USERNAME|\bHOME\b|home\(|expanduser|~", re.MULTILINE),
+                        r"\$\{?(?:USER|LOGNAME)\b|USERNAME|\bHOME\b|home\(|expanduser|(?<![\w~])~(?=/|\s|$|[\"'])|"
+                        r"%U|\bls\s+-\w*[lgno]|\.owner\(|st_uid|\bstat\b", re.MULTILINE),  # ~ as bash expands it
     "host": re.compile(r"hostname|uname|gethostname|getfqdn|platform\.node|HOSTNAME|/etc/host"),
     "folder": re.compile(r"\bpwd\b|\bPWD\b|getcwd|\bcwd\b|basename|realpath|readlink|resolve\(\)\.|absolute\(\)\.|"
                          r"__file__|abspath"),
 }
+# The site's own words: a value that the kit or the pages themselves hold ("maria", "agent") is no evidence
+# of a leak, so it counts only where the block's code reads it, as an ordinary word does.
+WORD = re.compile(r"[A-Za-z0-9_][\w.-]*")
+TEXT_SUFFIXES = {".py", ".md", ".json", ".jsonl", ".txt", ".toml", ".yml", ".yaml", ".csv"}
 
 
 @dataclass(frozen=True)
@@ -78,16 +85,18 @@ def machine_facts(root: Path | None = None) -> list[Fact]:
     Returns:
         One Fact per value: login name, host name (and its first label), CPU count, and the root folder's
         name (the home folder is a path, found with the others in machine_values). The CPU count, the
-        folder's name, and a name in GENERIC_NAMES, shorter than 4 characters or all digits, are found only
-        where the block's code reads them (Fact.source).
+        folder's name, and a name in GENERIC_NAMES, shorter than 4 characters, all digits or a word of the
+        site's own text (site_words), are found only where the block's code reads them (Fact.source).
 
     Example: any(f.what == "the CPU count" for f in machine_facts())
     """
     facts: list[Fact] = []
 
+    words = site_words(root) if root is not None else frozenset()
+
     def named(what: str, value: str | None, source: str) -> None:
         if value:
-            generic = value.lower() in GENERIC_NAMES or len(value) < 4 or value.isdigit()
+            generic = value.lower() in GENERIC_NAMES or len(value) < 4 or value.isdigit() or value in words
             facts.append(Fact(what, value, source if generic else ""))
 
     with contextlib.suppress(KeyError):  # a uid with no passwd entry (some containers) has no login name
@@ -100,9 +109,24 @@ def machine_facts(root: Path | None = None) -> list[Fact]:
     if hasattr(os, "sched_getaffinity"):
         facts.append(Fact("the CPU count", str(len(os.sched_getaffinity(0))), "cpu"))
     if root is not None:
-        for name in {root.name, root.resolve().name}:
+        for name in {root.name, root.resolve().name} - words:  # a folder named like a word of the site is no sign
             facts.append(Fact("the checkout's folder name", name, "folder"))
     return facts
+
+
+@functools.lru_cache(maxsize=8)
+def site_words(root: Path) -> frozenset[str]:
+    """Every word of the site's own text files under kit/ and docs/ (read once per root and process).
+
+    Example: "maria" in site_words(ROOT)  # a person of the kit's invented data
+    """
+    words: set[str] = set()
+    for top in (root / "kit", root / "docs"):
+        for path in top.rglob("*") if top.is_dir() else []:
+            if path.suffix in TEXT_SUFFIXES and path.is_file():
+                with contextlib.suppress(OSError, UnicodeDecodeError):
+                    words.update(WORD.findall(path.read_text(encoding="utf-8")))
+    return frozenset(words)
 
 
 def machine_values(output: str, root: Path | None = None, code: str = "") -> list[str]:

@@ -63,6 +63,9 @@ AttributeFilter = Callable[[str, str, str], "str | None"]
 HEADING = re.compile(r"<h([1-6])\b([^>]*)>(.*?)</h\1>", re.S)
 PERMALINK = re.compile(r'<a class="headerlink"[^>]*>.*?</a>', re.S)
 ID = re.compile(r'\sid="([^"]*)"')
+# Material finds its configuration, search, drawer and palette by ids that start with "__" (querySelector
+# ("#__config") and the like, in its bundle): a printed element with such an id would come first and steer them.
+THEME_ID_PREFIX = "__"
 
 
 @dataclass
@@ -103,6 +106,8 @@ def render_markdown(output: str, md, id_prefix: str = "", sink: Sink | None = No
             value = sink.attribute_filter(tag, attribute, value)
         if attribute == "id" and value:
             sink.ids.append(value)
+            if value.startswith(THEME_ID_PREFIX):
+                return None  # the theme's own ids (#__config, #__search, ...): dropped, and theme_ids fails the page
         return value
 
     cleaned = nh3.clean(rendered, tags=MARKDOWN_TAGS, attributes=MARKDOWN_ATTRIBUTES, attribute_filter=keep,
@@ -144,6 +149,22 @@ def report_headings(md, stashed: str, headings: list[tuple[int, str, str]]) -> N
     md.treeprocessors[InsertHeadings.name].headings.setdefault(stashed, []).extend(elements)
 
 
+def theme_ids(printed: list[tuple[str, str]]) -> list[str]:
+    """Ids of Markdown outputs that the theme uses (they start with THEME_ID_PREFIX): dropped, and each a problem.
+
+    Args:
+        printed: (block label, id) of every id the page's Markdown outputs hold (Sink.ids).
+
+    Returns:
+        One problem per such id, naming the block and the id.
+
+    Example: theme_ids([("block 1 (python, line 3)", "__config")])  # one problem
+    """
+    return [f"{label}: its Markdown output holds the id '{anchor}'; ids that start with '{THEME_ID_PREFIX}' are the "
+            "theme's (its configuration, search and drawer are found by them), so it is dropped: rename it"
+            for label, anchor in dict.fromkeys(p for p in printed if p[1].startswith(THEME_ID_PREFIX))]
+
+
 def id_clashes(printed: list[tuple[str, str]], page_html: str) -> list[str]:
     """Ids of Markdown outputs that a page holds more than once, where a link reaches only the first.
 
@@ -160,7 +181,8 @@ def id_clashes(printed: list[tuple[str, str]], page_html: str) -> list[str]:
     """
     problems, seen = [], set()
     for label, anchor in printed:
-        if anchor not in seen and len(re.findall(rf'\sid="{re.escape(html.escape(anchor))}"', page_html)) > 1:
+        tags = re.findall(rf'<[a-zA-Z][^<>]*\sid="{re.escape(html.escape(anchor))}"', page_html)  # tags, not code
+        if anchor not in seen and not anchor.startswith(THEME_ID_PREFIX) and len(tags) > 1:
             problems.append(f"{label}: its Markdown output holds the id '{anchor}', which the page holds again, "
                             f"so a link to '#{anchor}' reaches only the first; give the block an idprefix")
         seen.add(anchor)

@@ -18,7 +18,7 @@ from pathlib import Path
 from . import approved
 from .blocks import Block
 from .guard import WriteGuard
-from .leaks import machine_values, secrets_in
+from .leaks import machine_values, redact, secrets_in
 from .runner import PageSession, Result, run_bash
 
 MAX_OUTPUT_CHARS = 100_000  # far above any readable output; a bigger one is a mistake, not a page
@@ -135,7 +135,13 @@ def run_blocks(blocks: list[Block], root: Path, page: str, default_timeout: floa
     python_blocks = [i for i, block in enumerate(blocks) if block.language == "python"]
     if session.killed and python_blocks:
         results[python_blocks[-1]] = replace(results[python_blocks[-1]], killed=session.killed)
-    return results
+    return [_redacted(result) for result in results]
+
+
+def _redacted(result: Result) -> Result:
+    """A Result with the builder's secrets out of everything it carries: its output is redacted as it is read
+    (runner.captured); the exception line of its problem and the names of killed processes are done here."""
+    return replace(result, problem=redact(result.problem), killed=tuple(redact(name) for name in result.killed))
 
 
 def _inside(root: Path, workdir: str) -> bool:
@@ -164,7 +170,7 @@ def check_result(block: Block, result: Result, root: Path | None = None, code: s
             code so far), which tells machine_values whether an ordinary word or number was read from the machine.
     """
     output = approved.clean(result.output)
-    if names := secrets_in(output):
+    if names := secrets_in("\n".join([output, result.problem, *result.killed])):
         variables = ", ".join(f"${name}" for name in names)
         problem = (f"printed the value of the builder's secret environment variable {variables} (removed from "
                    "the output shown here); a block must never print a secret: remove what reads it")
