@@ -50,7 +50,7 @@ TOO_LARGE = "too_large"                  # the arguments are too big to check at
 RESULT_CODES = (OK, NOT_ALLOWED, INVALID_ARGUMENTS, CALL_LIMIT, NEEDS_APPROVAL, NOT_FOUND, DUPLICATE,
                 TOOL_ERROR, TOO_LARGE)
 
-MAX_RESULT_CHARS = 400  # characters of a result that go back to a model (an agent Observation keeps 400)
+MAX_RESULT_CHARS = 400  # characters of a result that go back to a model
 CLIPPED = " [clipped]"  # ends a result text that was cut, so the model can tell that text is missing
 
 

@@ -1,4 +1,6 @@
-"""Tests for evidencedesk.attacks: every row of the attack table is held, and the table itself is checked."""
+"""Tests for evidencedesk.attacks: every row of the attack table is held, and the table itself is checked.
+
+The agent's rows (memory and agent targets) are a table of their own: test_agent_attacks.py."""
 
 from __future__ import annotations
 
@@ -7,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.agent.loop import Agent
 from evidencedesk.attacks import (
     CODES,
     KINDS,
@@ -15,6 +16,7 @@ from evidencedesk.attacks import (
     AttackError,
     Outcome,
     check_attack,
+    holds_secret,
     load_attacks,
     run_attack,
 )
@@ -27,21 +29,6 @@ def test_attack_is_held(row: Attack) -> None:
     assert check_attack(row) == []
 
 
-class TrustingAgent(Agent):
-    """The "we trust the model" bug: every proposal goes straight to the gate."""
-
-    def _check(self, proposal, state, seen):  # type: ignore[no-untyped-def]
-        return "ok"
-
-
-def test_the_table_catches_the_we_trust_the_model_bug() -> None:
-    failing = {row.id: check_attack(row, TrustingAgent) for row in ATTACKS if check_attack(row, TrustingAgent)}
-    assert sorted(failing) == ["a01", "a13", "a28"]
-    assert failing["a01"] == [
-        "a01 gate refused send_email_draft as not_allowed (1x): the agent's checks let it through"]
-    assert run_attack(ATTACKS[0], TrustingAgent).emails == 0  # the gate still holds: the bug shows only in the log
-
-
 def test_the_table_covers_every_kind_and_target() -> None:
     assert {row.kind for row in ATTACKS} == set(KINDS)
     assert {row.target for row in ATTACKS} == set(CODES)
@@ -49,7 +36,7 @@ def test_the_table_covers_every_kind_and_target() -> None:
 
 def test_the_faults_found_in_the_kit_are_rows() -> None:
     fixed = {row.id: row.expect for row in ATTACKS if "before the fix" in row.why}
-    assert fixed == {"a05": "instruction_like", "a29": "refused", "a33": "redacted"}
+    assert fixed == {"a29": "refused", "a33": "redacted"}
 
 
 def test_a_redact_row_reports_a_leak() -> None:
@@ -57,6 +44,18 @@ def test_a_redact_row_reports_a_leak() -> None:
                  secret="sk-short", why="too short to look like a key, and no label the pattern knows")
     assert run_attack(row) == Outcome("leaked", logs=("key: sk-short",))
     assert check_attack(row) == ["a99 code: expected 'redacted', got 'leaked'", "a99 secret: found in a log"]
+
+
+@pytest.mark.parametrize(("target", "check"), [("signals", "injection_signals"), ("personal", "personal_data")])
+def test_a_text_check_row_reports_a_miss(monkeypatch: pytest.MonkeyPatch, target: str, check: str) -> None:
+    row = next(r for r in ATTACKS if r.target == target)
+    monkeypatch.setattr(f"evidencedesk.attacks.{check}", lambda text: [])  # a check that finds nothing
+    assert check_attack(row) == [f"{row.id} code: expected 'flagged', got 'missed'"]
+
+
+def test_holds_secret_reads_the_visible_form_without_case() -> None:
+    assert holds_secret("key ＳＫ－ＳＩＭ－ａｂｃ", "sk-sim-ABC") and holds_secret("sk-\u200bsim", "sk-sim")
+    assert not holds_secret("anything", "") and not holds_secret("sk-sim", "sk-sim-abc")
 
 
 def test_a_context_row_reports_an_escape(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -86,7 +85,10 @@ GOOD = {"id": "a01", "kind": "malformed", "target": "clock", "input": {"seconds"
         ({**GOOD, "input": {"seconds": "nan", "extra": 1}}, "line 1: field extra"),
         ({**GOOD, "expect": "done"}, "expect 'done' is not a code of target clock"),
         ({**GOOD, "target": "redact", "input": {"text": "x"}, "expect": "redacted"}, "names the secret"),
-        ({**GOOD, "target": "agent", "input": {"model": "genius", "goal": "x"}, "expect": "done"}, "unknown model"),
+        ({**GOOD, "target": "agent", "input": {"model": "obey", "goal": "x"}, "expect": "done"}, "field target"),
+        ({**GOOD, "target": "memory", "input": {"key": "k", "text": "x", "source": "user:turn-1"}, "expect": "ok"},
+         "field target"),
+        ({**GOOD, "target": "signals", "input": {"text": "x"}, "expect": "refused"}, "not a code of target signals"),
         ({**GOOD, "why": ""}, "line 1: field why"),
         ({**GOOD, "surprise": True}, "line 1: field surprise"),
     ],

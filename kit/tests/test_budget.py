@@ -7,9 +7,6 @@ from decimal import Decimal
 import pytest
 from pydantic import ValidationError
 
-from evidencedesk.agent.loop import RunBudget as AgentRunBudget
-from evidencedesk.agent.scenarios import lab
-from evidencedesk.agent.state import REASONS
 from evidencedesk.budget import (
     COST_BUDGET,
     STEP_BUDGET,
@@ -115,25 +112,3 @@ def test_run_budget_is_strict(field: str, value: object) -> None:
     with pytest.raises(ValidationError) as exc:
         RunBudget(**{field: value})
     assert exc.value.errors()[0]["loc"] == (field,)
-
-
-def test_the_agent_run_budget_is_this_one_plus_max_stuck() -> None:
-    assert issubclass(AgentRunBudget, RunBudget)
-    assert set(AgentRunBudget.model_fields) - set(RunBudget.model_fields) == {"max_stuck"}
-    assert AgentRunBudget().model_dump(exclude={"max_stuck"}) == RunBudget().model_dump()
-    assert {STEP_BUDGET, TIME_BUDGET, COST_BUDGET} <= set(REASONS)
-
-
-@pytest.mark.parametrize("limit", [{"max_steps": 3}, {"max_seconds": 5.0}, {"max_cost": Decimal("0.005")}])
-def test_the_agent_loop_and_the_budgeted_client_agree(limit: dict) -> None:
-    """Replay the agent's own requests and costs through a BudgetedClient: it refuses at the same call."""
-    agent, _ = lab(model="wander", budget=AgentRunBudget(**limit), slow=2.0 if "max_seconds" in limit else 0.4)
-    run = agent.run("Find anything useful.")
-    clock = ManualClock()
-    requests = [agent._request(s) for s in [run.state]]  # the request the agent refused to send
-    client = BudgetedClient(ScriptedClient([]), RunBudget(**limit), Ledger(), clock)
-    for record in run.ledger.records:  # what the agent spent, call by call, on the same clock
-        client.ledger.add(record)
-        client.calls += 1
-    clock.advance(agent.clock())
-    assert client.over_budget(requests[0]) == run.reason

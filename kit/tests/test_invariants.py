@@ -3,17 +3,16 @@
 Each property runs 1,000 generated examples, derandomized so every run tries the same ones (no
 randomness in the suite); bench_properties.py runs the same properties with fresh random inputs
 and reports how many examples a second each reaches. Invariants:
-- no input sends an email without approval, through the gate or through an agent, and an agent's own
-  checks refuse whatever the gate would refuse, so the gate never has to;
+- no call sends an email without approval through the gate;
 - every gate result carries a known code, and is audited under it;
 - no secret reaches a log, in any case, compatibility form or with hidden characters inside;
 - a user-facing error is a fixed sentence that carries nothing of the failure;
 - a disguise (fullwidth, upper case, hidden characters) changes no check's answer.
+The agent's properties (its replies and its trace) are in test_agent_attacks.py, which reuses these strategies.
 """
 
 from __future__ import annotations
 
-import json
 import string
 
 from hypothesis import HealthCheck, assume, given, settings
@@ -21,15 +20,12 @@ from hypothesis import strategies as st
 from oddvalues import Unprintable
 
 from evidencedesk import DATA_DIR
-from evidencedesk.agent.loop import Agent
-from evidencedesk.agent.state import Trace
-from evidencedesk.attacks import GATE_CODES, run_replies
+from evidencedesk.attacks import GATE_CODES
 from evidencedesk.failsafe import USER_MESSAGES, ErrorLog
 from evidencedesk.gate import ToolGate, default_policy
 from evidencedesk.security import SIMULATED_SECRET, injection_signals, personal_data, redact_log, visible
 from evidencedesk.tools import DocumentStore, Outbox, TicketStore, ToolCall, default_registry
 
-AGENT_CLASS = Agent  # the agent the properties run; a course page swaps in a buggy one to show the suite catches it
 PROPERTY = settings(max_examples=1000, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
@@ -49,21 +45,6 @@ tasks = st.sampled_from(["triage", "reply"]) | st.text(max_size=8)
 odd = st.none() | st.integers() | st.floats() | st.builds(Unprintable) | st.lists(st.integers(), max_size=2)
 
 
-def call_reply(tool: str, arguments: dict) -> str:
-    """A model reply that proposes a call, as JSON text."""
-    return json.dumps({"action": "call", "tool": tool, "arguments": arguments})
-
-
-def finish_reply(answer: str, sources: list[str]) -> str:
-    """A model reply that proposes to finish, as JSON text."""
-    return json.dumps({"action": "finish", "answer": answer, "sources": sources})
-
-
-sources = st.lists(st.sampled_from(["o1", "o2", "o7"]), max_size=2)  # o7 never exists
-replies = st.lists(st.builds(call_reply, tool_names, arguments) | st.builds(finish_reply, st.text(max_size=10), sources)
-                   | st.text(max_size=20), min_size=1, max_size=5)
-
-
 TICKETS = TicketStore.from_file(DATA_DIR / "tickets.json")  # read once: the stores are never written
 DOCUMENTS = DocumentStore.from_file(DATA_DIR / "documents.json")
 
@@ -74,7 +55,7 @@ def make_gate(grant: bool) -> tuple[ToolGate, Outbox]:
     return ToolGate(default_registry(TICKETS, DOCUMENTS, outbox), default_policy(grant_writes=grant)), outbox
 
 
-# --- no input sends an email without approval; the agent's checks come before the gate --------------
+# --- no call sends an email without approval ---------------------------------------------------------
 @PROPERTY
 @given(steps=st.lists(st.tuples(calls, tasks), min_size=1, max_size=3), grant=st.booleans(),
        caller=st.sampled_from(["kwame", "lena", ""]))
@@ -86,14 +67,6 @@ def test_no_call_sends_an_email_without_approval(steps: list, grant: bool, calle
     for pending_id in gate.pending:  # only approval sends, once per idempotency key
         gate.approve(pending_id)
     assert len(outbox.sent) == len({p.call.arguments["idempotency_key"] for p in gate.pending.values()})
-
-
-@PROPERTY
-@given(texts=replies, task=st.sampled_from(["triage", "reply"]), grant=st.booleans())
-def test_no_model_reply_sends_an_email_or_gets_past_the_checks(texts: list[str], task: str, grant: bool) -> None:
-    outcome = run_replies(texts, task, grant, AGENT_CLASS)
-    assert outcome.emails == 0  # nothing is sent without approval
-    assert outcome.gate_refusals == ()  # whatever the gate would refuse, the agent's own checks refused first
 
 
 # --- every gate result has a known code --------------------------------------------------------------
@@ -127,7 +100,7 @@ def disguise(text: str, how: str, at: int) -> str:
 disguises = st.sampled_from(["plain", "upper", "fullwidth", *HIDDEN_DISGUISES])
 key_bodies = st.text(alphabet=string.ascii_letters + string.digits + "-_", min_size=16, max_size=32)
 separators = st.sampled_from([" ", ": ", "=", "\n", " (", "\t"])
-LOGS = ("redact_log", "audit run_id", "audit caller", "audit tool", "error log", "trace")
+LOGS = ("redact_log", "audit run_id", "audit caller", "audit tool", "error log")
 
 
 def logged(where: str, text: str) -> list[str]:
@@ -138,10 +111,6 @@ def logged(where: str, text: str) -> list[str]:
         log = ErrorLog()
         log.report("tool_error", text, text, text)
         return [v for entry in log.entries for v in entry.values()]
-    if where == "trace":
-        trace = Trace()
-        trace.add(1, "model", "ok", text)
-        return trace.lines()
     gate, _ = make_gate(False)
     name, run_id, caller = ((text, "run-1", "kwame") if where == "audit tool" else
                             ("get_ticket", text, "kwame") if where == "audit run_id" else ("get_ticket", text, text))

@@ -5,7 +5,7 @@ and the loop itself), memory.py (bounded session memory with tagged, expiring no
 (scripted fake models that misbehave on purpose), scenarios.py (the lab and the failure table).
 On top of the loop: approval.py (a person decides on a parked write), checkpoint.py (a paused run
 on disk, signed, resumed once), interrupt.py (cancel between steps), delegation.py (agents handing
-subtasks to agents under one budget), boundaries.py (the second scenario table) and cli.py (the
-same steps from a terminal). Import from the modules directly, e.g.
+subtasks to agents under one budget), boundaries.py (the second scenario table), cli.py (the
+same steps from a terminal) and attacks.py (the agent's attack table, kit/data/agent/attacks.jsonl). Import from the modules directly, e.g.
 `from evidencedesk.agent.loop import Agent`. Left out: real models, real people and parallel agents.
 """
