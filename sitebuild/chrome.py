@@ -2,8 +2,11 @@
 
 Every figure is computed at build time, from the nav (coursenav.py) and from the rendered pages,
 never typed on a page. This file is also a MkDocs hook (listed in mkdocs.yml): once every page is
-rendered (on_env), it measures each course page; then (on_page_context) it hands each page its
-figures as `chrome`, which overrides/partials/course-chrome.html shows above the page's title.
+rendered (on_env), it measures each course page and gives it its minutes as the nav's subtitle (the
+syllabus in Material's navigation); then (on_page_context) it hands each page its figures as `chrome`,
+which overrides/partials/course-chrome.html shows above the page's title, and the home page every
+course (syllabus.py) as `syllabus`. The progress bar shows the pages before this one as done; what a
+reader marked read is kept in their browser (docs/javascripts/progress.js), never on the site.
 
 Reading time, in whole minutes, rounded up, at least 1:
     words of prose / 238 words a minute  +  lines of code and output / 40 lines a minute
@@ -20,6 +23,7 @@ Left out: the home page and other pages outside a course section get no chrome.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import math
 import re
@@ -30,7 +34,8 @@ from pathlib import Path
 if str(Path(__file__).resolve().parents[1]) not in sys.path:  # loaded by MkDocs as a hook, by path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sitebuild.coursenav import CoursePage, course_pages  # noqa: E402
+from sitebuild import notebooks, syllabus  # noqa: E402
+from sitebuild.coursenav import CoursePage, course_pages, page_url  # noqa: E402
 
 WORDS_PER_MINUTE = 238  # prose; Brysbaert 2019, see the module docstring
 LINES_PER_MINUTE = 40  # code and output; our own estimate
@@ -85,6 +90,9 @@ class Chrome:
         chapter: the chapter's name, or "" when the page is in no chapter.
         number: the page's place in its course, from 1; count: the course's page count.
         minutes: this page's reading time; minutes_left: this page's and every later page's, in minutes.
+        url: the page's address under the site root (its key in the reader's progress, progress.js).
+        leads: the kit box's page, and where the course's last page leads (syllabus.Leads).
+        notebook, script: the page's notebook and script under the site root ("" when the build made none).
     """
 
     course: str
@@ -93,14 +101,23 @@ class Chrome:
     count: int
     minutes: int
     minutes_left: int
+    url: str = ""
+    leads: syllabus.Leads | None = None
+    notebook: str = ""
+    script: str = ""
+
+    @property
+    def done(self) -> int:
+        """The pages of the course before this one, which the progress bar shows as done."""
+        return self.number - 1
 
     @property
     def percent(self) -> int:
-        """How far through the course this page is, by pages: 100 * number / count, rounded.
+        """How far through the course a reader who opens this page is: 100 * pages before it / count, rounded.
 
-        Example: Chrome("C", "", 1, 4, 5, 20).percent == 25
+        Example: Chrome("C", "", 1, 4, 5, 20).percent == 0 and Chrome("C", "", 3, 4, 5, 20).percent == 50
         """
-        return round(100 * self.number / self.count)
+        return round(100 * self.done / self.count)
 
 
 def course_chrome(pages: list[CoursePage], minutes: dict[str, int], names: dict[str, str]) -> dict[str, Chrome]:
@@ -124,13 +141,15 @@ def course_chrome(pages: list[CoursePage], minutes: dict[str, int], names: dict[
     for page in pages:
         left = sum(minutes[p.src_uri] for p in pages if p.course == page.course and p.number >= page.number)
         name = str(names.get(page.course, page.course))
-        chrome[page.src_uri] = Chrome(name, page.chapter, page.number, page.count, minutes[page.src_uri], left)
+        chrome[page.src_uri] = Chrome(name, page.chapter, page.number, page.count, minutes[page.src_uri], left,
+                                      page_url(page.src_uri))
     return chrome
 
 
 # The MkDocs hook ------------------------------------------------------------------------------------
 
 _chrome: dict[str, Chrome] = {}
+_courses: list[syllabus.Course] = []
 
 
 def on_env(env, config, files):
@@ -140,12 +159,24 @@ def on_env(env, config, files):
     for page in pages:
         built = files.get_file_from_path(page.src_uri).page
         minutes[page.src_uri] = reading_counts(built.content if built and built.content else "").minutes
+        if built is not None:  # the syllabus in Material's navigation: each page's minutes under its title
+            built.meta["subtitle"] = f"{minutes[page.src_uri]} min"
+    names = config.extra.get("courses") or {}
+    _courses[:] = syllabus.courses(pages, minutes, names)
+    leads = syllabus.leads(_courses)
     _chrome.clear()
-    _chrome.update(course_chrome(pages, minutes, config.extra.get("courses") or {}))
+    for src_uri, chrome in course_chrome(pages, minutes, names).items():
+        notebook, script = (p if files.get_file_from_path(p) else "" for p in notebooks.download_paths(src_uri))
+        _chrome[src_uri] = dataclasses.replace(chrome, leads=leads[src_uri], notebook=notebook, script=script)
     return env
 
 
 def on_page_context(context, page, config, nav):
-    """Give the page's template its figures as `chrome` (None outside a course)."""
+    """Give the page's template its figures as `chrome` (None outside a course), and the home page the
+    courses as `syllabus` (None elsewhere)."""
     context["chrome"] = _chrome.get(page.file.src_uri)
+    context["syllabus"] = list(_courses) if page.is_homepage else None
+    if context["chrome"] and "navigation" in (page.meta.get("hide") or []):
+        # The course's navigation is its syllabus: a course page always shows it (code boxes scroll instead).
+        page.meta["hide"] = [item for item in page.meta["hide"] if item != "navigation"]
     return context

@@ -318,7 +318,7 @@ def _render_fence(fence: fences.Fence, md) -> str:
         return render.failure_box("This block was not run", problem)
     outcome.rendered = True
     sink = mdoutput.Sink(pagelinks.page_filter(md))  # a Markdown output's links and ids, as MkDocs treats the page's
-    html = render.block_html(outcome.block, outcome.output, md, sink)
+    html = render.block_html(outcome.block, outcome.output, md, sink, site.root)
     if outcome.problem:
         html = render.failure_box(f"{outcome.block.label}: {outcome.problem}", outcome.detail, md) + html
     html = _marker(outcome.block.key) + html

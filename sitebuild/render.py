@@ -17,10 +17,13 @@ from __future__ import annotations
 import html
 import re
 
-from sitebuild import fences, mdoutput
+from pathlib import Path
+
+from sitebuild import excerpts, fences, mdoutput
 from sitebuild.blocks import FALSE, Block
 
 TITLES = {"python": "Python", "bash": "Bash"}
+CODE = re.compile(r"(<code>)(.*?)(</code></pre>)", re.S)
 
 
 def code_box(md, code: str, language: str, title: str, hl_lines: str = "", linenums: str = "") -> str:
@@ -74,10 +77,41 @@ def _printed_fence(fence: fences.Fence, md) -> str:
     return code_box(md, fence.code, fence.language, "")
 
 
-def output_html(block: Block, output: str, md, sink: mdoutput.Sink | None = None) -> str:
+def excerpt_box(md, excerpt: excerpts.Excerpt) -> str:
+    """A kit excerpt (excerpts.py) as a Python box titled with its file: each line numbered as in the file
+    (Material's inline line numbers, which copying leaves out) and, after a gap, marked with how many lines
+    of the file are not shown (a data-gap attribute that extra.css draws; the text itself is the output's).
+
+    Example: excerpt_box(md, Excerpt("kit/a.py", ((3, "x = 1"),)))  # holds data-linenos="3 "
+    """
+    box = code_box(md, "\n".join(text for _, text in excerpt.lines), "python", excerpt.path)
+    if not excerpt.numbered:
+        return box.replace('class="language-python highlight', 'class="language-python highlight kit-excerpt', 1)
+    gaps, width = excerpt.gaps(), len(str(excerpt.lines[-1][0]))
+
+    def numbered(match: re.Match) -> str:
+        lines = match.group(2).split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        shown = []
+        for index, (line, (number, _)) in enumerate(zip(lines, excerpt.lines, strict=False)):
+            skipped = gaps.get(index)
+            gap = (f' kit-excerpt__gap" data-gap="{skipped} line{"s" if skipped > 1 else ""} of the file not shown'
+                   if skipped else "")
+            shown.append(f'<span class="kit-excerpt__line{gap}"><span class="linenos" '
+                         f'data-linenos="{str(number).rjust(width)} "></span>{line}\n</span>')
+        return match.group(1) + "".join(shown) + match.group(3)
+
+    box = CODE.sub(numbered, box, count=1)
+    return box.replace('class="language-python highlight', 'class="language-python highlight kit-excerpt', 1)
+
+
+def output_html(block: Block, output: str, md, sink: mdoutput.Sink | None = None, root: Path | None = None) -> str:
     """The block's output: escaped text in an "Output" box (highlighted as the result option says), or,
     for output="markdown", rendered Markdown cleaned of any HTML Markdown itself would not write
-    (mdoutput.render_markdown; sink receives its headings, when updatetoc is on, and its ids)."""
+    (mdoutput.render_markdown; sink receives its headings, when updatetoc is on, and its ids). A bash block
+    that prints kit source with `sed -n` (excerpts.py; root: the site root, None to not look) shows it as
+    Python, one box per file, titled with the file."""
     if block.output_format == "markdown":
         sink = sink if sink is not None else mdoutput.Sink()
         headings = len(sink.headings)
@@ -86,22 +120,27 @@ def output_html(block: Block, output: str, md, sink: mdoutput.Sink | None = None
         if block.options.get("updatetoc", "yes").lower() in FALSE:
             del sink.headings[headings:]
         return rendered
+    found = (excerpts.kit_excerpts(block.code, output, root, block.workdir)
+             if root is not None and block.language == "bash" and "result" not in block.options else None)
+    if found:
+        return "".join(excerpt_box(md, excerpt) for excerpt in found)
     return code_box(md, output, block.options.get("result", "text"), "Output")
 
 
-def block_html(block: Block, output: str, md, sink: mdoutput.Sink | None = None) -> str:
+def block_html(block: Block, output: str, md, sink: mdoutput.Sink | None = None, root: Path | None = None) -> str:
     """A block as the page shows it: its source and output laid out as its show and source options say.
 
     Args:
         block: the block; output: what it printed (cleaned); md: the page's Markdown instance.
         sink: for output="markdown", filters its attributes and receives its headings and ids (mdoutput.Sink).
+        root: the site root, where a kit excerpt's files are read (output_html); None shows every output as text.
 
     Returns:
         HTML; "" for show="none".
     """
     if block.show == "none":
         return ""
-    shown_output = output_html(block, output, md, sink) if output else ""
+    shown_output = output_html(block, output, md, sink, root) if output else ""
     if block.show == "output":
         return shown_output
     title = block.options.get("title", TITLES[block.language])

@@ -390,7 +390,8 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 # to do a lot of their own (the replay, once the install is there) start first, each on a worker of its own.
 # A file that only reads what a chain made (test_real_site.py reads the real build) starts last, when it no
 # longer has to wait.
-START_FIRST = ("tests/test_browser.py", "tests/test_kit_download.py", "tests/test_kit_replay.py")
+START_FIRST = ("tests/test_browser.py", "tests/test_kit_download.py", "tests/test_kit_replay.py",
+               "tests/test_browser_reader.py")
 START_LAST = ("tests/test_real_site.py",)
 
 

@@ -9,8 +9,12 @@ environment, the build backend the kit's pyproject.toml names (setuptools) is un
 venv and put on its path instead (--no-build-isolation); the editable build itself is the one a learner
 gets. conftest.installed makes one such install for the whole test run.
 
+A learner who opens a page's notebook needs a Jupyter kernel too: install() also puts ipykernel (and what
+it needs, at the versions of requirements.lock) into the venv, from the same wheels, and writes a kernel
+spec for that venv (KERNELS), which run_notebook() starts with nbclient, Jupyter's own executor.
+
 The tests that use it: test_kit_download.py (the archive, the kit's own tests, the test counts pages show)
-and test_kit_replay.py (each page's shown blocks).
+and test_kit_replay.py (each page's notebook, run in the install).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import dataclasses
 import hashlib
 import importlib.metadata
 import io
+import json
 import os
 import re
 import subprocess
@@ -35,11 +40,13 @@ from sitebuild.approved import clean, diff, parse
 from sitebuild.blocks import Block, front_matter_lines, page_blocks
 from sitebuild.coursenav import course_pages, read_config
 from sitebuild.gen_downloads import FOLDER, kit_download
-from sitebuild.runner import Result
+from sitebuild import notebooks
+from sitebuild.runner import Result, block_env, relative
 from sitebuild.verify import expected_exit
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = read_config(ROOT / "mkdocs.yml")
+KERNELS, KERNEL = "kernels", "learner"  # under the install's folder: the kernel spec of its venv
 INSTALL_TIMEOUT = 300  # seconds: a bound on one pip or pytest run, never an assertion about its speed
 PAGES_WITH_BLOCKS = [p.src_uri for p in course_pages(CONFIG["nav"])
                      if 'exec="on"' in (ROOT / "docs" / p.src_uri).read_text(encoding="utf-8")]
@@ -121,6 +128,16 @@ def install(folder: Path) -> str:
     installed = run([*pip, *options, "-e", ".[test]"], kit)
     if installed.returncode or "Successfully installed" not in installed.stdout or "pydantic" not in installed.stdout:
         return installed.stdout + installed.stderr
+    for name in sorted(needed(["ipykernel"]) - needed(requirements)):  # a notebook's kernel, as `pip install ipykernel`
+        pack_wheel(name, wheels)
+    kernel = run([*pip, *options, "ipykernel"], kit)
+    if kernel.returncode:
+        return kernel.stdout + kernel.stderr
+    spec = folder / KERNELS / KERNEL
+    spec.mkdir(parents=True)
+    argv = [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": KERNEL, "language": "python"}),
+                                      encoding="utf-8")
     return ""
 
 
@@ -151,4 +168,38 @@ def differences(src_uri: str, blocks: list[Block], results: list[Result], approv
         if problem or clean(result.output) != clean(approved[block.key]):
             changes = diff(approved[block.key], result.output, src_uri) or result.output
             found.append(f"{block.label}: {problem or 'prints something else'}\n{changes}")
+    return found
+
+
+def run_notebook(src_uri: str, kit: Path, kernels: Path) -> list[str]:
+    """Run a page's notebook (sitebuild.notebooks, as the site publishes it) with nbclient in the install, from the
+    kit folder, on the install's kernel; its test count cells are left out (test_kit_download.py checks those
+    against the one run of the kit's tests). Returns, for each code cell whose outputs differ from the page's
+    approved output, or that raised: its label, why, and the diff; [] when every cell matches.
+    """
+    import nbformat
+    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import KernelManager
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    page = next(p for p in course_pages(CONFIG["nav"]) if p.src_uri == src_uri)
+    shown = [s for s in notebooks.read_page(ROOT, src_uri) if not count_files(s.block)]
+    book = nbformat.reads(notebooks.notebook(page.title, "", shown), as_version=4)
+    manager = KernelManager(kernel_name=KERNEL, kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernels)]))
+    client = NotebookClient(book, km=manager, timeout=INSTALL_TIMEOUT, allow_errors=True,
+                            resources={"metadata": {"path": str(kit)}})
+    try:
+        client.execute(env=block_env(kit, str(manager.kernel_spec.argv[0])))
+    except CellExecutionError as error:  # allow_errors: only a cell that could not run at all lands here
+        return [str(error)]
+    found = []
+    for cell, block in zip([c for c in book.cells if c.cell_type == "code"], shown, strict=True):
+        streams = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+        others = [o for o in cell.outputs if o.output_type != "stream"]
+        errors = [f"{o.ename}: {o.evalue}" for o in others if o.output_type == "error"]
+        actual = relative(streams, kit)
+        if errors or others or clean(actual) != clean(block.output):
+            why = f"raised {errors[0]}" if errors else ("displayed a value" if others else "prints something else")
+            found.append(f"{block.block.label}: {why}\n{diff(block.output, actual, src_uri) or actual}")
     return found

@@ -41,9 +41,9 @@ def test_each_course_page_gets_its_place_and_the_minutes_left_in_its_own_course(
     pages = course_pages(NAV)
     minutes = {"b/a.md": 5, "b/b.md": 7, "b/c.md": 3, "a/d.md": 20}
     chrome = course_chrome(pages, minutes, {"Beginner": "Foundations course"})
-    assert chrome["b/a.md"] == Chrome("Foundations course", "Chapter 1", 1, 3, 5, 15)
-    assert chrome["b/b.md"] == Chrome("Foundations course", "Chapter 1", 2, 3, 7, 10)
-    assert chrome["b/c.md"] == Chrome("Foundations course", "", 3, 3, 3, 3)
-    assert chrome["a/d.md"] == Chrome("Advanced", "Chapter 3", 1, 1, 20, 20)  # no full name: the nav's
+    assert chrome["b/a.md"] == Chrome("Foundations course", "Chapter 1", 1, 3, 5, 15, "b/a/")
+    assert chrome["b/b.md"] == Chrome("Foundations course", "Chapter 1", 2, 3, 7, 10, "b/b/")
+    assert chrome["b/c.md"] == Chrome("Foundations course", "", 3, 3, 3, 3, "b/c/")
+    assert chrome["a/d.md"] == Chrome("Advanced", "Chapter 3", 1, 1, 20, 20, "a/d/")  # no full name: the nav's
     assert "index.md" not in chrome
-    assert [chrome[p].percent for p in ("b/a.md", "b/b.md", "b/c.md")] == [33, 67, 100]
+    assert [chrome[p].percent for p in ("b/a.md", "b/b.md", "b/c.md")] == [0, 33, 67]  # the pages before it

@@ -1,0 +1,56 @@
+"""mkdocs-gen-files script: every course page's notebook and script, under downloads/pages/ (notebooks.py).
+
+Made from the page's shown blocks and its approved outputs in data/, at build time, so they cannot drift
+from the page; the course chrome links them (chrome.py). A page that shows no block gets neither.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # mkdocs-gen-files runs this file by path
+    sys.path.insert(0, str(ROOT))
+
+from sitebuild import notebooks  # noqa: E402
+from sitebuild.blocks import BlockError  # noqa: E402
+from sitebuild.coursenav import course_pages, read_config  # noqa: E402
+
+
+def write_all(root: Path, nav: list, names: dict[str, str], open_file) -> list[str]:
+    """Write each course page's notebook and script with open_file(path, mode); return the paths written.
+
+    A page whose blocks cannot be read is skipped: the build itself fails on it, naming the block.
+    """
+    written = []
+    for page in course_pages(nav):
+        if not (root / "docs" / page.src_uri).is_file():
+            continue
+        try:
+            blocks = notebooks.read_page(root, page.src_uri)
+        except (BlockError, ValueError):
+            continue
+        if not blocks:
+            continue
+        where = f"{names.get(page.course, page.course)}, page {page.number} of {page.count}"
+        for path, text in zip(notebooks.download_paths(page.src_uri),
+                              (notebooks.notebook(page.title, where, blocks), notebooks.script(page.title, where, blocks)),
+                              strict=True):
+            with open_file(path, "w") as out:
+                out.write(text)
+            written.append(path)
+    return written
+
+
+def main() -> None:
+    """Run by mkdocs-gen-files: write into the site's virtual files."""
+    import mkdocs_gen_files
+
+    config = mkdocs_gen_files.config
+    write_all(Path(config.config_file_path).resolve().parent, config.nav, config.extra.get("courses") or {},
+              mkdocs_gen_files.open)
+
+
+if __name__ == "<run_path>":  # run by mkdocs-gen-files (runpy.run_path); importing it builds nothing
+    main()
