@@ -386,6 +386,9 @@ def on_post_build(config) -> None:
             print(f"accept: {len(failures)} failure(s) remain, logged above; those blocks' outputs were not approved")
         elif not changes:
             print("accept: nothing to rewrite, every approved output is current")
+        if changes:
+            print(f"accept: {len(changes)} change(s) written to data/, each shown above. Next: review them with "
+                  "`git diff data/`, then commit data/ with the change that caused them.")
     if failures and site.mode != "serve":
         pages = len({m.split(",")[0].split(":")[0] for m in failures})
         raise PluginError(
