@@ -1,7 +1,7 @@
 """The build's benchmark: `python -m sitebuild bench --compare`. It prints figures; it asserts nothing.
 
-It makes a site in a temporary folder: the home page and the agent page, copied six times more
-(seven pages with blocks), with the kit beside them. On that site it measures, from one run on
+It makes a site in a temporary folder: the home page, the agent page copied six times more, and the
+human-approval page (eight pages with blocks), with the kit beside them. On that site it measures, from one run on
 this machine:
 
 - the cold build: `mkdocs build` from a fresh interpreter, as `make site` runs it;
@@ -247,7 +247,8 @@ def compare(repo: Path, rebuilds: int = 5, cold_builds: int = 3, test: bool = Tr
     with tempfile.TemporaryDirectory(prefix="sitebuild-bench-") as temporary:
         folder = Path(temporary)
         pages = make_site(repo, folder)
-        print(f"site: the home page and the agent page x{len(pages)} ({len(pages)} pages with blocks), "
+        print(f"site: the home page, the agent page x{len(pages) - 1} and the human-approval page "
+              f"({len(pages)} pages with blocks), "
               f"{os.cpu_count()} CPUs, Python {sys.version.split()[0]}")
         colds, one_jobs = [], []
         for _ in range(cold_builds):  # taking turns: see the module's docstring

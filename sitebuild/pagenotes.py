@@ -10,9 +10,14 @@ from __future__ import annotations
 
 import html
 import logging
+import re
 from pathlib import Path
 
 from sitebuild import render
+
+
+def _link(anchor: str, text: str) -> str:
+    return f'<a href="#{html.escape(anchor)}">{html.escape(text)}</a>' if anchor else html.escape(text)
 
 
 def block_anchor(key: str) -> str:
@@ -23,11 +28,30 @@ def block_anchor(key: str) -> str:
     return f"block-{key}"
 
 
-def failures_box(report) -> str:
+FIRST_TAG = re.compile(r"^(\s*<[a-zA-Z][\w-]*)(?P<rest>[^>]*)>")
+ID = re.compile(r"""\sid=(["'])(?P<id>[^"']*)\1""")
+
+
+def anchored(block_html: str, anchor: str) -> tuple[str, str]:
+    """A block's HTML with an id on its first element (no element is added: a collapsed box's first child stays
+    its own), and the id a link to the block uses: anchor, or the id that element already has.
+
+    Example: anchored('<div class="highlight">', "block-x") == ('<div id="block-x" class="highlight">', "block-x")
+    """
+    first = FIRST_TAG.match(block_html)
+    if first is None:
+        return block_html, ""
+    if found := ID.search(first["rest"]):
+        return block_html, found["id"]
+    return f'{first[1]} id="{anchor}"{block_html[first.end(1):]}', anchor
+
+
+def failures_box(report, anchors: dict[str, str]) -> str:
     """The box at the top of a page with failing blocks: one line per failure, linked to its block; "" when none.
 
     Args:
         report: the page's verify.PageReport after rendering (each outcome's problem, "" when it passed).
+        anchors: {block key: the id its HTML starts with} (anchored); a block without one is listed unlinked.
 
     Returns:
         HTML of a red admonition, escaped, or "" when every block passed.
@@ -37,8 +61,8 @@ def failures_box(report) -> str:
     failing = [o for o in report.outcomes if o.problem]
     if not failing:
         return ""
-    items = "".join(f'<li><a href="#{block_anchor(o.block.key)}">{html.escape(o.block.label)}</a>: '
-                    f"{html.escape(o.problem)}</li>" for o in failing)
+    items = "".join(f"<li>{_link(anchors.get(o.block.key, ''), o.block.label)}: {html.escape(o.problem)}</li>"
+                    for o in failing)
     return (f'<div class="admonition failure" id="sitebuild-failures"><p class="admonition-title">'
             f"{len(failing)} block(s) of this page failed; each link leads to its block</p><ul>{items}</ul></div>\n")
 

@@ -255,16 +255,6 @@ def refuse_unstable(report: PageReport, second: list[Result]) -> None:
             outcome.detail = approved.diff(outcome.output, again.output, "", ("first run", "second run"))
 
 
-def _added(output: str) -> str:
-    """A new block's output as the lines a diff would add: "+" before each."""
-    return "\n".join(f"+{line}" for line in output.split("\n"))
-
-
-def _indented(diff: str) -> str:
-    """A change's diff under its line, indented by four spaces; "" when there is none."""
-    return "".join(f"\n    {line}" for line in diff.split("\n")) if diff else ""
-
-
 def accept(report: PageReport, approved_outputs: dict[str, str], path: Path) -> None:
     """Approve a verified page's outputs: rewrite its file with new and changed outputs, drop stale ones.
 
@@ -289,8 +279,8 @@ def accept(report: PageReport, approved_outputs: dict[str, str], path: Path) -> 
             entries.append((o.block.key, o.output))
             if o.problem:
                 kind = {UNAPPROVED: "new", EDITED: "code edited", EDITED_SAME: "new key"}.get(o.problem, "changed")
-                shown = _added(o.output) if o.problem == UNAPPROVED else o.detail
-                report.changes.append(f"{report.page}, {o.block.label}, key {o.block.key}: {kind}{_indented(shown)}")
+                shown = approved.marked(o.output, "+") if o.problem == UNAPPROVED else o.detail
+                report.changes.append(f"{report.page}, {o.block.label}, key {o.block.key}: {kind}{approved.indented(shown)}")
                 o.problem, o.detail = "", ""
         elif o.block.key in approved_outputs or o.replaces:  # a failing block keeps what was approved
             key = o.block.key if o.block.key in approved_outputs else o.replaces
@@ -298,8 +288,8 @@ def accept(report: PageReport, approved_outputs: dict[str, str], path: Path) -> 
     kept = {key for key, _ in entries} | {o.replaces for o in report.outcomes}  # an edit is reported above
     for key in approved_outputs:
         if key not in kept:
-            dropped = "\n".join(f"-{line}" for line in approved.clean(approved_outputs[key]).split("\n"))
-            report.changes.append(f"{report.page}, key {key}: dropped (its block is gone){_indented(dropped)}")
+            dropped = approved.marked(approved.clean(approved_outputs[key]), "-")
+            report.changes.append(f"{report.page}, key {key}: dropped (its block is gone){approved.indented(dropped)}")
     report.stale = []
     text = approved.render(report.page, entries) if entries else ""
     old = path.read_text(encoding="utf-8") if path.exists() else ""
