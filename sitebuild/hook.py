@@ -107,7 +107,6 @@ class SiteState:
     current: PageReport | None = None
     rendered: int = 0  # fences rendered so far on the current page
     printed_ids: list[tuple[str, str]] = field(default_factory=list)  # (block label, id) of its Markdown outputs
-    anchors: dict[str, str] = field(default_factory=dict)  # block key -> the id its HTML starts with (pagenotes)
     problems: list[str] = field(default_factory=list)
     warnings: list[str] | None = None  # in serve mode: MkDocs' own warnings (links, anchors), to show on pages
     destinations: dict[str, str] = field(default_factory=dict)  # page src_uri -> its built HTML file
@@ -248,7 +247,7 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
     report = PageReport(page_path, site.rel(approved_file))
     site.reports[src_uri] = report
     site.destinations[src_uri] = page.file.abs_dest_path
-    site.current, site.rendered, site.printed_ids, site.anchors = report, 0, [], {}
+    site.current, site.rendered, site.printed_ids = report, 0, []
     report.problems.extend(plan.problems)
     approved_outputs, file_problem = _read_approved(approved_file, report.approved_file)
     if file_problem:
@@ -303,9 +302,9 @@ def _render_fence(fence: fences.Fence, md) -> str:
     outcome.rendered = True
     sink = mdoutput.Sink(pagelinks.page_filter(md))  # a Markdown output's links and ids, as MkDocs treats the page's
     html = render.block_html(outcome.block, outcome.output, md, sink)
-    if outcome.problem:
-        html = render.failure_box(f"{outcome.block.label}: {outcome.problem}", outcome.detail, md) + html
-    html, site.anchors[outcome.block.key] = pagenotes.anchored(html, pagenotes.block_anchor(outcome.block.key))
+    if outcome.problem:  # its red box is what the failures box at the top links to
+        box = render.failure_box(f"{outcome.block.label}: {outcome.problem}", outcome.detail, md)
+        html = pagenotes.anchored(box, pagenotes.block_anchor(outcome.block.key))[0] + html
     html = _marker(outcome.block.key) + html
     mdoutput.report_headings(md, html, sink.headings)  # keyed by the HTML exactly as superfences stashes it
     site.printed_ids.extend((outcome.block.label, anchor) for anchor in sink.ids)
@@ -339,7 +338,7 @@ def on_page_content(html_text: str, page, config, files) -> str:
     for message in report.failures():
         (log.warning if _site.mode == "serve" else log.error)(message)
     boxes = "".join(render.failure_box("This page failed verification", p) for p in report.page_problems)
-    summary = pagenotes.failures_box(report, _site.anchors) if _site.mode == "serve" else ""
+    summary = pagenotes.failures_box(report) if _site.mode == "serve" else ""
     return summary + boxes + html_text
 
 

@@ -2,7 +2,7 @@
 
 Helpers of hook.py (MkDocs-specific): in `make serve`, a broken link or anchor (MkDocs' own warning) is put
 on the page it is about, and a page with a failing block starts with a box that lists each failure and
-links to its block (each block's HTML starts with an anchor, block_anchor), so a failure far down a long
+links to its block (the block's own red box carries the id block_anchor gives it), so a failure far down a long
 page is seen at once; the red box at the block stays. A --dirty build's INFO line is written here too.
 """
 
@@ -33,25 +33,24 @@ ID = re.compile(r"""\sid=(["'])(?P<id>[^"']*)\1""")
 
 
 def anchored(block_html: str, anchor: str) -> tuple[str, str]:
-    """A block's HTML with an id on its first element (no element is added: a collapsed box's first child stays
-    its own), and the id a link to the block uses: anchor, or the id that element already has.
+    """HTML (a failing block's red box) with an id on its first element, no element added (a collapsed box's first
+    child stays its own), and the id a link to it uses: anchor, or the id that element already has.
 
-    Example: anchored('<div class="highlight">', "block-x") == ('<div id="block-x" class="highlight">', "block-x")
+    Example: anchored('<div class="box">', "block-x") == ('<div class="box" id="block-x">', "block-x")
     """
     first = FIRST_TAG.match(block_html)
     if first is None:
         return block_html, ""
     if found := ID.search(first["rest"]):
         return block_html, found["id"]
-    return f'{first[1]} id="{anchor}"{block_html[first.end(1):]}', anchor
+    return f'{first[1]}{first["rest"]} id="{anchor}"{block_html[first.end("rest"):]}', anchor
 
 
-def failures_box(report, anchors: dict[str, str]) -> str:
+def failures_box(report) -> str:
     """The box at the top of a page with failing blocks: one line per failure, linked to its block; "" when none.
 
     Args:
         report: the page's verify.PageReport after rendering (each outcome's problem, "" when it passed).
-        anchors: {block key: the id its HTML starts with} (anchored); a block without one is listed unlinked.
 
     Returns:
         HTML of a red admonition, escaped, or "" when every block passed.
@@ -61,7 +60,7 @@ def failures_box(report, anchors: dict[str, str]) -> str:
     failing = [o for o in report.outcomes if o.problem]
     if not failing:
         return ""
-    items = "".join(f"<li>{_link(anchors.get(o.block.key, ''), o.block.label)}: {html.escape(o.problem)}</li>"
+    items = "".join(f"<li>{_link(block_anchor(o.block.key), o.block.label)}: {html.escape(o.problem)}</li>"
                     for o in failing)
     return (f'<div class="admonition failure" id="sitebuild-failures"><p class="admonition-title">'
             f"{len(failing)} block(s) of this page failed; each link leads to its block</p><ul>{items}</ul></div>\n")
