@@ -78,11 +78,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-f", "--config-file", default="mkdocs.yml", help="the site's mkdocs.yml")
     parser.add_argument("--runs", type=int, default=3, help="bench: runs per page (default 3)")
     parser.add_argument("--compare", action="store_true", help="bench: the build's benchmark (see sitebuild/bench.py)")
+    parser.add_argument("--no-test", action="store_true", help="bench --compare: leave out make test's CPU-seconds")
     args = parser.parse_args(argv)
     if args.command == "bench" and args.compare:
         from sitebuild.bench import compare
 
-        compare(Path(args.config_file).resolve().parent)
+        compare(Path(args.config_file).resolve().parent, test=not args.no_test)
         return 0
     if args.command == "bench":
         root = Path(args.config_file).resolve().parent

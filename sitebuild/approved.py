@@ -240,3 +240,19 @@ def _note(used: set) -> str:
         more = f" and {len(codes) - 8} more" if len(codes) > 8 else ""
         parts.append(f"\u27e8U+XXXX\u27e9 a character by its code point: {names}{more}")
     return f"(shown in the - and + lines so that they differ visibly: {'; '.join(parts)})"
+
+
+def marked(output: str, mark: str) -> str:
+    """An output as the lines a diff adds ("+") or removes ("-"): what `make accept` shows of a new or dropped one.
+
+    Example: marked("a\\nb", "+") == "+a\\n+b"
+    """
+    return "\n".join(f"{mark}{line}" for line in output.split("\n"))
+
+
+def indented(diff: str) -> str:
+    """A change's diff as the lines under its message, each indented by four spaces; "" for no diff.
+
+    Example: indented("-a\\n+b") == "\\n    -a\\n    +b"
+    """
+    return "".join(f"\n    {line}" for line in diff.split("\n")) if diff else ""

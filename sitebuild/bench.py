@@ -1,7 +1,7 @@
 """The build's benchmark: `python -m sitebuild bench --compare`. It prints figures; it asserts nothing.
 
-It makes a site in a temporary folder: the home page and the agent page, copied six times more
-(seven pages with blocks), with the kit beside them. On that site it measures, from one run on
+It makes a site in a temporary folder: the home page, the agent page copied six times more, and the
+human-approval page (eight pages with blocks), with the kit beside them. On that site it measures, from one run on
 this machine:
 
 - the cold build: `mkdocs build` from a fresh interpreter, as `make site` runs it;
@@ -9,7 +9,14 @@ this machine:
   markdown-exec alone on the same pages (a config without the site's hook, python blocks given
   one `session=` per page), each rebuilt in one long-lived process as `mkdocs serve` does, a
   sentence appended to one page before each rebuild; the median of several rebuilds;
-- the cold build with `extra.block_jobs: 1` against the default (one page per CPU).
+- the cold build with `extra.block_jobs: 1` against the default (one page per CPU);
+- the serve rebuild after a one-line edit (a comment appended) of a kit module that one page of the site
+  reads (EDITED, read by the human-approval page alone), against the full serve rebuild that runs every
+  page, with the pages each re-ran, that page's own run (as serve runs it, recording its reads), and the
+  rebuild after undoing the edit;
+- `make test`'s CPU-seconds per course page: user + system seconds of `make test` and every process it
+  waited for (resource.getrusage(RUSAGE_CHILDREN)), divided by the course pages of the real nav. Run in
+  the repo itself, once (about two minutes); `--compare --no-test` leaves it out.
 
 Each cold build is the median of three, the two configs taking turns, so that a slow spell of a shared
 machine falls on both of them and not on one figure of the ratio.
@@ -35,6 +42,8 @@ import yaml
 
 COPIES = 6
 AGENT_PAGE = "advanced/agent-loops-state-memory.md"
+APPROVAL_PAGE = "advanced/human-approval-multi-agent-boundaries.md"  # the one page that reads EDITED
+EDITED = "kit/evidencedesk/agent/delegation.py"
 QUIET = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
 
 
@@ -56,6 +65,10 @@ def make_site(repo: Path, folder: Path, copies: int = COPIES) -> list[str]:
     text = (repo / "docs" / AGENT_PAGE).read_text(encoding="utf-8")
     approved = (repo / "data" / AGENT_PAGE).with_suffix(".txt").read_text(encoding="utf-8")
     pages = [AGENT_PAGE] + [f"advanced/agent-copy-{n}.md" for n in range(1, copies + 1)]
+    for name in (APPROVAL_PAGE,):
+        shutil.copy2(repo / "docs" / name, folder / "docs" / name)
+        (folder / "data" / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2((repo / "data" / name).with_suffix(".txt"), (folder / "data" / name).with_suffix(".txt"))
     for page in pages:
         (folder / "docs" / page).parent.mkdir(parents=True, exist_ok=True)
         (folder / "docs" / page).write_text(text, encoding="utf-8")
@@ -72,7 +85,7 @@ def make_site(repo: Path, folder: Path, copies: int = COPIES) -> list[str]:
     _write_yaml(folder / "mkdocs.yml", config)
     _write_yaml(folder / "mkdocs-jobs1.yml", {**config, "extra": {**config.get("extra", {}), "block_jobs": 1}})
     _markdown_exec_alone(folder, config, pages)
-    return pages
+    return pages + [APPROVAL_PAGE]
 
 
 def _write_yaml(path: Path, config: dict) -> None:
@@ -125,6 +138,84 @@ print(json.dumps(seconds))
 """
 
 
+KIT_EDIT_SCRIPT = """
+import json, logging, re, sys, tempfile, time
+from pathlib import Path
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+config_file, edited, page = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
+counts = []
+class Count(logging.Handler):
+    def emit(self, record):
+        found = re.search(r"blocks: (\\d+) page\\(s\\) ran", record.getMessage())
+        if found:
+            counts.append(int(found[1]))
+logging.getLogger("mkdocs").setLevel(logging.INFO)
+logging.getLogger("mkdocs").addHandler(Count())
+logging.getLogger("mkdocs").propagate = False
+def rebuild():
+    config = load_config(config_file)
+    config.plugins.on_startup(command="serve", dirty=False)
+    start = time.perf_counter()
+    build(config, serve_url="http://127.0.0.1:8000/")
+    return time.perf_counter() - start
+full = rebuild()  # a cold cache: every page runs
+before = edited.read_text(encoding="utf-8")
+edited.write_text(before + "# one more line\\n", encoding="utf-8")
+edit = rebuild()
+edited.write_text(before, encoding="utf-8")
+undo = rebuild()
+sys.path.insert(0, str(Path(sys.argv[4])))
+from sitebuild import reads
+from sitebuild.blocks import page_blocks
+from sitebuild.verify import run_blocks
+blocks = page_blocks(Path("docs", page).read_text(encoding="utf-8"))
+with tempfile.TemporaryDirectory() as records:
+    start = time.perf_counter()
+    run_blocks(blocks, Path(".").resolve(), "docs/" + page, 600, trace=(reads.tracer(), Path(records)))
+    own = time.perf_counter() - start
+print(json.dumps({"full": full, "edit": edit, "undo": undo, "own": own, "counts": counts}))
+"""
+
+
+def kit_edit(folder: Path, repo: Path) -> dict:
+    """Serve rebuilds of the benchmark site in one process: cold, after a one-line edit of EDITED, after undoing it.
+
+    Returns:
+        {"full", "edit", "undo", "own" (seconds: the rebuilds and APPROVAL_PAGE's own run), "counts" (pages
+        run by each rebuild)}.
+    """
+    done = subprocess.run([sys.executable, "-c", KIT_EDIT_SCRIPT, "mkdocs.yml", str(folder / EDITED), APPROVAL_PAGE,
+                           str(repo)], cwd=folder, env={**os.environ, **QUIET, "SITEBUILD_MODE": "serve"},
+                          capture_output=True, text=True, check=False)
+    if done.returncode:
+        raise SystemExit(f"bench: the kit edit rebuilds failed:\n{done.stdout}{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_cpu_per_page(repo: Path) -> tuple[float, int]:
+    """`make test` in repo, once: its CPU-seconds (user + system, with every process it waited for) and the number
+    of course pages in the nav (pages inside a chapter of Beginner or Advanced).
+
+    Raises:
+        SystemExit: make test failed (its last lines are in the message).
+
+    Example: test_cpu_per_page(Path("."))  # (128.4, 10)
+    """
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(["make", "test"], cwd=repo, capture_output=True, text=True, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode:
+        raise SystemExit(f"bench: make test failed:\n{(done.stdout + done.stderr)[-3000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    nav = yaml.load((repo / "mkdocs.yml").read_text(encoding="utf-8"), Loader=yaml.Loader)["nav"]  # noqa: S506
+    pages = sum(1 for section in nav if isinstance(section, dict) for top, chapters in section.items()
+                if top in ("Beginner", "Advanced") for chapter in chapters for _ in next(iter(chapter.values())))
+    return cpu, pages
+
+
 def serve_rebuilds(folder: Path, config: str, page: Path, rebuilds: int, env: dict[str, str]) -> list[float]:
     """Seconds of each warm rebuild after a prose edit of page, in one long-lived process as `mkdocs serve`."""
     done = subprocess.run([sys.executable, "-c", SERVE_SCRIPT, config, str(page), str(rebuilds)], cwd=folder,
@@ -134,17 +225,19 @@ def serve_rebuilds(folder: Path, config: str, page: Path, rebuilds: int, env: di
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def compare(repo: Path, rebuilds: int = 5, cold_builds: int = 3) -> dict[str, float]:
+def compare(repo: Path, rebuilds: int = 5, cold_builds: int = 3, test: bool = True) -> dict[str, float]:
     """Run the whole comparison and print it; return the figures (seconds and ratios).
 
     Args:
         repo: the repo root (mkdocs.yml, docs/, kit/), copied into a temporary folder.
         rebuilds: warm serve rebuilds on each side; their median is the figure.
         cold_builds: cold builds of each config, taking turns; their median is the figure.
+        test: also run `make test` once in repo for its CPU-seconds per course page.
 
     Returns:
         {"cold_build_s", "serve_rebuild_ours_s", "serve_rebuild_markdown_exec_s", "build_jobs_1_s" (seconds),
-        "serve_ratio", "jobs_ratio"}.
+        "serve_ratio", "jobs_ratio", "kit_edit_s", "kit_full_s", "kit_page_own_s", "kit_edit_ratio" (the edit's
+        rebuild over the page's own run), "kit_edit_pages", "kit_undo_pages", and with test "test_cpu_per_page_s"}.
 
     Raises:
         SystemExit: a build or a serve rebuild failed (its output is in the message).
@@ -154,7 +247,8 @@ def compare(repo: Path, rebuilds: int = 5, cold_builds: int = 3) -> dict[str, fl
     with tempfile.TemporaryDirectory(prefix="sitebuild-bench-") as temporary:
         folder = Path(temporary)
         pages = make_site(repo, folder)
-        print(f"site: the home page and the agent page x{len(pages)} ({len(pages)} pages with blocks), "
+        print(f"site: the home page, the agent page x{len(pages) - 1} and the human-approval page "
+              f"({len(pages)} pages with blocks), "
               f"{os.cpu_count()} CPUs, Python {sys.version.split()[0]}")
         colds, one_jobs = [], []
         for _ in range(cold_builds):  # taking turns: see the module's docstring
@@ -163,6 +257,7 @@ def compare(repo: Path, rebuilds: int = 5, cold_builds: int = 3) -> dict[str, fl
         cold, one_job = statistics.median(colds), statistics.median(one_jobs)
         ours = serve_rebuilds(folder, "mkdocs.yml", folder / "docs" / AGENT_PAGE, rebuilds, {"SITEBUILD_MODE": "serve"})
         alone = serve_rebuilds(folder, "mkdocs-mx.yml", folder / "docs-mx" / AGENT_PAGE, rebuilds, {})
+        edit = kit_edit(folder, repo)
     figures = {
         "cold_build_s": cold,
         "serve_rebuild_ours_s": statistics.median(ours),
@@ -179,4 +274,18 @@ def compare(repo: Path, rebuilds: int = 5, cold_builds: int = 3) -> dict[str, fl
     print(f"  ratio ours / markdown-exec alone:          {figures['serve_ratio']:6.2f}   (target <= 0.20)")
     print(f"cold build with block_jobs=1:                {one_job:6.2f} s (median of {cold_builds})")
     print(f"  ratio default / block_jobs=1:              {figures['jobs_ratio']:6.2f}   (target <= 0.65)")
+    figures.update(kit_edit_s=edit["edit"], kit_full_s=edit["full"], kit_page_own_s=edit["own"],
+                   kit_edit_ratio=edit["edit"] / edit["own"], kit_edit_pages=edit["counts"][1],
+                   kit_undo_pages=edit["counts"][2])
+    print(f"serve rebuild after a one-line edit of {EDITED} (read by one page):")
+    print(f"  rebuild: {edit['edit']:6.2f} s, {edit['counts'][1]} of {len(pages)} page(s) re-run; full rebuild "
+          f"{edit['full']:6.2f} s ({edit['counts'][0]} pages); undoing it: {edit['undo']:6.2f} s, "
+          f"{edit['counts'][2]} re-run")
+    print(f"  that page's own run: {edit['own']:6.2f} s; ratio rebuild / own run: "
+          f"{figures['kit_edit_ratio']:6.2f}   (target <= 1.3)")
+    if test:
+        cpu, course_pages = test_cpu_per_page(repo)
+        figures["test_cpu_per_page_s"] = cpu / course_pages
+        print(f"make test: {cpu:7.1f} CPU-s for {course_pages} course pages = "
+              f"{figures['test_cpu_per_page_s']:5.1f} CPU-s per course page   (target <= 13)")
     return figures

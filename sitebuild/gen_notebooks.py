@@ -15,7 +15,7 @@ if str(ROOT) not in sys.path:  # mkdocs-gen-files runs this file by path
 
 from sitebuild import notebooks  # noqa: E402
 from sitebuild.blocks import BlockError  # noqa: E402
-from sitebuild.coursenav import course_pages, read_config  # noqa: E402
+from sitebuild.coursenav import course_pages  # noqa: E402
 
 
 def write_all(root: Path, nav: list, names: dict[str, str], open_file) -> list[str]:

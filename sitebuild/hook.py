@@ -29,10 +29,10 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import os
 import re
 import sys
+import tempfile
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -49,9 +49,20 @@ from mkdocs.exceptions import PluginError  # noqa: E402
 from mkdocs.plugins import event_priority, get_plugin_logger  # noqa: E402
 from mkdocs.utils.meta import get_data  # noqa: E402
 
-from sitebuild import approved, cache, crosslinks, fences, mdoutput, pagelinks, render  # noqa: E402
+from sitebuild import (  # noqa: E402
+    approved,
+    cache,
+    crosslinks,
+    fences,
+    mdoutput,
+    pagelinks,
+    pagenotes,
+    reads,
+    render,
+)
 from sitebuild.blocks import Block, BlockError, front_matter_lines, page_blocks  # noqa: E402
 from sitebuild.guard import SLACK_NS, WROTE, WriteGuard, suspects  # noqa: E402
+from sitebuild.inputs import Inputs  # noqa: E402
 from sitebuild.runner import Result  # noqa: E402
 from sitebuild.verify import PageReport, accept, refuse_unstable, run_blocks, verify  # noqa: E402
 
@@ -75,7 +86,11 @@ class PagePlan:
 
     def results(self) -> tuple[list[Result], list[Result] | None]:
         """The page's results, and a second run's in accept mode; waits for the run to end."""
-        return self.run.result()
+        return self.run.result()[:2]
+
+    def read(self) -> dict[str, bool] | None:
+        """What the page's run read (reads.paths), or None when that is not known; waits for the run to end."""
+        return self.run.result()[2]
 
 
 @dataclass
@@ -94,6 +109,8 @@ class SiteState:
     cache: cache.OutputCache | None = None
     reuse: bool = False  # read the cache: in serve mode, or in a test build that asks (cache.REUSE_ENV)
     environment: str = ""
+    snapshot: Inputs | None = None  # the block inputs' digests, read when the build starts (inputs.py)
+    tracer: str | None = None  # strace, when runs record what they read (reads.py)
     plans: dict[str, PagePlan] = field(default_factory=dict)
     reports: dict[str, PageReport] = field(default_factory=dict)
     current: PageReport | None = None
@@ -120,20 +137,25 @@ class SiteState:
         except BlockError as error:
             blocks, problems = [], [str(error)]
         key = cache.page_key(blocks, self.timeout, self.environment) if self.cache else ""
-        stored = self.cache.get(page_path, key) if self.reuse and blocks else None
+        stored = self.cache.get(page_path, key, self.snapshot) if self.reuse and blocks else None
         if stored is not None and len(stored) == len(blocks):
             done: Future = Future()
-            done.set_result((stored, None))
+            done.set_result((stored, None, None))
             return PagePlan(markdown, blocks, problems, done, reused=True)
         twice = self.mode == "accept"
-        run = self.pool.submit(_run_page, blocks, self.root, page_path, self.timeout, twice, self.guard)
+        run = self.pool.submit(_run_page, blocks, self.root, page_path, self.timeout, twice, self.guard, self.tracer)
         return PagePlan(markdown, blocks, problems, run, cache_key=key)
 
 
-def _run_page(blocks: list[Block], root: Path, page: str, timeout: float, twice: bool, guard: WriteGuard | None):
-    """A pool task: run a page's blocks once (twice in accept mode, one run after the other)."""
-    first = run_blocks(blocks, root, page, timeout, guard=guard)
-    return first, (run_blocks(blocks, root, page, timeout, guard=guard) if twice else None)
+def _run_page(blocks: list[Block], root: Path, page: str, timeout: float, twice: bool, guard: WriteGuard | None,
+              tracer: str | None):
+    """A pool task: run a page's blocks once (twice in accept mode, one run after the other); with tracer, the
+    first run records what it read (reads.py). Returns (results, second results or None, reads or None)."""
+    with tempfile.TemporaryDirectory(prefix="sitebuild-reads-") as records:
+        trace = (tracer, Path(records)) if tracer else None
+        first = run_blocks(blocks, root, page, timeout, guard=guard, trace=trace)
+        read = reads.paths(Path(records)) if trace else None
+    return first, (run_blocks(blocks, root, page, timeout, guard=guard) if twice else None), read
 
 
 WRITES_FILE = "writes.json"  # in the serve cache: the pages whose blocks wrote into guarded files last rebuild
@@ -153,11 +175,11 @@ def _keep_writing_pages(site: SiteState) -> None:
     again = set(site.wrote) & set(_remember_writes(site))
     if not again:
         return
-    after = cache.environment_digest(site.root, site.inputs, site.timeout)
+    after = Inputs(site.root, site.inputs)  # the block inputs as every page of this rebuild left them
     for src_uri, plan in site.plans.items():
         page_path = site.rel(site.docs_dir / src_uri)
-        if page_path in again and plan.run.done():
-            site.cache.put(page_path, cache.page_key(plan.blocks, site.timeout, after), plan.results()[0])
+        if page_path in again and plan.run.done() and not plan.reused:
+            site.cache.put(page_path, plan.cache_key, plan.results()[0], after, None)  # None: keyed on every input
 
 
 def _strays(site: SiteState, config) -> list[str]:
@@ -230,7 +252,7 @@ def on_config(config):
                       dirty=os.environ.get(DIRTY_ENV) == "1")
     if mode == "serve":
         config.strict = False  # serving goes on through failures; they show on the page instead
-        _site.warnings = _watch_mkdocs_warnings()
+        _site.warnings = pagenotes.watch_mkdocs_warnings()
     return config
 
 
@@ -242,6 +264,10 @@ def on_files(files, config):
     site.pool = ThreadPoolExecutor(max_workers=site.jobs, thread_name_prefix="sitebuild-page")
     site.cache = cache.OutputCache(site.root / cache.FOLDER)  # every build stores what passed, so serve starts warm
     site.environment = cache.environment_digest(site.root, site.inputs, site.timeout)
+    site.snapshot = Inputs(site.root, site.inputs)
+    # Serve's runs record what they read (reads.py); a build's are stored under the key of every input (tracing
+    # costs CPU, and `make site` and `make test` run every page anyway); SITEBUILD_TRACE=0 turns it off.
+    site.tracer = reads.tracer() if site.mode == "serve" and os.environ.get(reads.TRACE_ENV) != "0" else None
     site.reuse = site.mode == "serve" or os.environ.get(cache.REUSE_ENV) == "1"
     site.guard = WriteGuard(site.root, _protected(config, site.root, site.data_dir, site.inputs))
     site.files = files
@@ -284,7 +310,7 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
         site.guard.own.update(p.as_posix() for p in (written, *written.parents) if p != Path("."))
         accept(report, approved_outputs, approved_file)
     if site.mode != "accept" and not plan.reused and plan.blocks and all(o.run_ok for o in report.outcomes):
-        site.cache.put(page_path, plan.cache_key, results)
+        site.cache.put(page_path, plan.cache_key, results, site.snapshot, plan.read())
     if not plan.reused and any(r.problem.startswith(WROTE) for r in results):
         site.wrote.append(page_path)
     fences.set_handler(_render_fence)
@@ -319,8 +345,9 @@ def _render_fence(fence: fences.Fence, md) -> str:
     outcome.rendered = True
     sink = mdoutput.Sink(pagelinks.page_filter(md))  # a Markdown output's links and ids, as MkDocs treats the page's
     html = render.block_html(outcome.block, outcome.output, md, sink, site.root)
-    if outcome.problem:
-        html = render.failure_box(f"{outcome.block.label}: {outcome.problem}", outcome.detail, md) + html
+    if outcome.problem:  # its red box is what the failures box at the top links to
+        box = render.failure_box(f"{outcome.block.label}: {outcome.problem}", outcome.detail, md)
+        html = pagenotes.anchored(box, pagenotes.block_anchor(outcome.block.key))[0] + html
     html = _marker(outcome.block.key) + html
     mdoutput.report_headings(md, html, sink.headings)  # keyed by the HTML exactly as superfences stashes it
     site.printed_ids.extend((outcome.block.label, anchor) for anchor in sink.ids)
@@ -354,51 +381,8 @@ def on_page_content(html_text: str, page, config, files) -> str:
     for message in report.failures():
         (log.warning if _site.mode == "serve" else log.error)(message)
     boxes = "".join(render.failure_box("This page failed verification", p) for p in report.page_problems)
-    return boxes + html_text
-
-
-class _WarningList(logging.Handler):
-    """Keeps the text of MkDocs' own warnings (not this hook's) during one serve rebuild."""
-
-    def __init__(self, messages: list[str]) -> None:
-        super().__init__(logging.WARNING)
-        self.messages = messages
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if not record.name.startswith(log.name):
-            self.messages.append(record.getMessage())
-
-
-def _watch_mkdocs_warnings() -> list[str]:
-    mkdocs_log = logging.getLogger("mkdocs")
-    for old in [h for h in mkdocs_log.handlers if type(h).__name__ == "_WarningList"]:  # from the last rebuild
-        mkdocs_log.removeHandler(old)
-    messages: list[str] = []
-    mkdocs_log.addHandler(_WarningList(messages))
-    return messages
-
-
-def _show_link_warnings(site: SiteState) -> None:
-    """Serve mode: put MkDocs' warnings about a page (broken links and anchors) on the page itself."""
-    for src_uri in site.reports:
-        found = [m for m in site.warnings if m.startswith(f"Doc file '{src_uri}'")]
-        page_file = Path(site.destinations[src_uri])
-        if not found or not page_file.is_file():
-            continue
-        text = page_file.read_text(encoding="utf-8")
-        start = text.find(">", text.find("<article")) + 1
-        if start:
-            boxes = "".join(render.failure_box("This page has a broken link", m) for m in found)
-            page_file.write_text(text[:start] + boxes + text[start:], encoding="utf-8")
-
-
-def _log_dirty(site: SiteState) -> None:
-    """The INFO line of a --dirty build: which pages were verified, and how many were not."""
-    rebuilt = sorted(site.rel(site.docs_dir / src) for src in site.reports)
-    names = ", ".join(rebuilt[:5]) + (f" and {len(rebuilt) - 5} more" if len(rebuilt) > 5 else "")
-    others = len(site.pages - set(site.reports))
-    log.info(f"--dirty: ran and verified only the {len(rebuilt)} page(s) MkDocs rebuilt ({names or 'none'}); "
-             f"the other {others} page(s) were not run or checked against data/. `make site` verifies every page.")
+    summary = pagenotes.failures_box(report) if _site.mode == "serve" else ""
+    return summary + boxes + html_text
 
 
 def on_build_error(error) -> None:
@@ -416,7 +400,7 @@ def on_post_build(config) -> None:
     log.info(f"blocks: {len(with_blocks) - reused} page(s) ran, {reused} reused from the cache, "
              f"{site.jobs} at a time")
     if site.warnings is not None:
-        _show_link_warnings(site)
+        pagenotes.show_link_warnings(site)
     if site.mode == "serve":
         _keep_writing_pages(site)
         writes = site.root / cache.FOLDER / WRITES_FILE
@@ -424,7 +408,7 @@ def on_post_build(config) -> None:
             writes.parent.mkdir(parents=True, exist_ok=True)
             writes.write_text(json.dumps(sorted(site.wrote)), encoding="utf-8")
     if site.dirty:
-        _log_dirty(site)
+        pagenotes.log_dirty(site, log)
     expected = {approved.approved_path(site.data_dir, src).resolve() for src in site.pages | set(site.reports)}
     changes = [c for r in site.reports.values() for c in r.changes]
     for path in sorted(site.data_dir.rglob("*.txt")) if site.data_dir.is_dir() else []:
@@ -449,6 +433,9 @@ def on_post_build(config) -> None:
             print(f"accept: {len(failures)} failure(s) remain, logged above; those blocks' outputs were not approved")
         elif not changes:
             print("accept: nothing to rewrite, every approved output is current")
+        if changes:
+            print(f"accept: {len(changes)} change(s) written to data/, each shown above. Next: review them with "
+                  "`git diff data/`, then commit data/ with the change that caused them.")
     if failures and site.mode != "serve":
         pages = len({m.split(",")[0].split(":")[0] for m in failures})
         raise PluginError(

@@ -6,9 +6,12 @@ reparented to it, not to init. So whatever a program starts stays below such a p
 module is that process, a launcher: it starts one program, waits for it to end, kills and reaps
 everything left below itself, and reports to its caller in a file the caller opened:
 
-    python -I -S reaper.py REPORT_FD [FD ...] -- PROGRAM [ARG ...]
+    python -I -S reaper.py REPORT_FD [FD ...] [--tracer=PREFIX] -- PROGRAM [ARG ...]
 
-FD ...: descriptors handed to the program, closed in the launcher once the program runs. SIGTERM to
+FD ...: descriptors handed to the program, closed in the launcher once the program runs. --tracer=PREFIX:
+the program is `strace -D ... -o PREFIX -- ...` (reads.py), whose tracer runs as a grandchild and, once its
+parent leaves, as a child of this subreaper: it is spared (never killed nor named), and waited for after
+everything else below is gone, so that its record is whole when the caller reads it. SIGTERM to
 the launcher ends the program (SIGKILL), then everything below it, the same way. The report is the
 program's wait status and the names of the processes killed (see read_report); the launcher exits
 with the program's exit code (128 + N after signal N). Imported, the module gives the caller the same
@@ -114,6 +117,17 @@ def descendants(root: int, *, full: bool = False) -> list[tuple[int, int, str]]:
     return found
 
 
+def _is_tracer(pid: int, prefix: str) -> bool:
+    """True when pid runs strace writing its record to prefix (the tracer of a --tracer launch), or is a strace
+    that is exiting (its command line already gone: the tracer, once its last tracee has ended)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            arguments = cmdline.read()
+    except OSError:
+        return True  # gone already
+    return not arguments or prefix.encode() in arguments.split(b"\0")
+
+
 def _kill(pid: int, start: int) -> None:
     """SIGKILL pid, unless it now names a process that started at another time (its pid was reused)."""
     pidfd = None
@@ -145,7 +159,7 @@ def _reap() -> bool:
     return True
 
 
-def kill_tree(root: int, *, reap: bool = False, passes: int = MAX_PASSES) -> tuple[str, ...]:
+def kill_tree(root: int, *, reap: bool = False, passes: int = MAX_PASSES, tracer: str = "") -> tuple[str, ...]:
     """Kill every process below root, again and again until none is left (or passes run out).
 
     A process below root that forks while it is killed leaves a child, which the next pass finds.
@@ -154,6 +168,8 @@ def kill_tree(root: int, *, reap: bool = False, passes: int = MAX_PASSES) -> tup
         root: a pid, usually a subreaper (then nothing below it can get away by losing its parent).
         reap: root is this process: reap its ended children, and stop only once it has none left.
         passes: a bound on the scans of /proc.
+        tracer: the record prefix of a tracer to spare (see the module docstring); "" for none. One still
+            alive when passes run out is killed then (its record is then incomplete, which reads.py sees).
 
     Returns:
         The names of the processes killed (as /proc shows them, at most 15 characters), sorted.
@@ -161,10 +177,14 @@ def kill_tree(root: int, *, reap: bool = False, passes: int = MAX_PASSES) -> tup
     Example: kill_tree(launcher.pid)  # ("sleep", "sleep")
     """
     killed: dict[tuple[int, int], str] = {}
+    spared: set[tuple[int, int]] = set()
     for _ in range(passes):
         if reap and not _reap():
             break  # no child left, so nothing below: a process below always has a live parent up to here
         found = descendants(root) or descendants(root, full=True)
+        if tracer:
+            spared.update((pid, start) for pid, start, name in found if name == "strace" and _is_tracer(pid, tracer))
+            found = [entry for entry in found if entry[:2] not in spared]
         if not found and not reap:
             break
         new = [(pid, start, name) for pid, start, name in found if (pid, start) not in killed]
@@ -173,6 +193,17 @@ def kill_tree(root: int, *, reap: bool = False, passes: int = MAX_PASSES) -> tup
             _kill(pid, start)
         if not new:
             time.sleep(PAUSE)
+    for pid, start in spared:
+        try:
+            alive = _stat(pid)[3] == start and _stat(pid)[1] != "Z"
+        except (OSError, ValueError, IndexError):
+            alive = False
+        if alive:  # a tracer that outlived the passes: its record is not whole, and says so
+            _kill(pid, start)
+            with open(tracer + ".incomplete", "w") as mark:
+                mark.write("the launcher killed the tracer\n")
+    if spared and reap:
+        _reap()
     return tuple(sorted(killed.values()))
 
 
@@ -192,7 +223,8 @@ def read_report(data: bytes) -> tuple[int, tuple[str, ...]] | None:
 def main(argv: list[str]) -> int:
     """Run the program of argv under this process as a subreaper (see the module docstring); its exit code."""
     split = argv.index("--")
-    report, *handed = (int(fd) for fd in argv[:split])
+    tracer = next((a.removeprefix("--tracer=") for a in argv[:split] if a.startswith("--tracer=")), "")
+    report, *handed = (int(fd) for fd in argv[:split] if not fd.startswith("--tracer="))
     program = argv[split + 1:]
     os.set_inheritable(report, False)
     become_subreaper()
@@ -210,6 +242,9 @@ def main(argv: list[str]) -> int:
         os._exit(127)
     for fd in handed:
         os.close(fd)
+    if tracer:  # which record is the program's own (reads.py: it must end with the program's exit)
+        with open(tracer + ".main", "w") as main_record:
+            main_record.write(str(child))
     while True:
         if signal.sigwaitinfo(ends).si_signo == signal.SIGTERM:
             os.kill(child, signal.SIGKILL)  # not reaped yet, so the pid is still the child's
@@ -218,7 +253,7 @@ def main(argv: list[str]) -> int:
         pid, status = os.waitpid(child, os.WNOHANG)
         if pid:
             break
-    names = kill_tree(os.getpid(), reap=True)
+    names = kill_tree(os.getpid(), reap=True, tracer=tracer)
     os.ftruncate(report, 0)  # anything written into it meanwhile (through /proc/PID/fd) is dropped
     os.pwrite(report, b"\0".join([str(status).encode(), *(name.encode() for name in names)]), 0)
     code = os.waitstatus_to_exitcode(status)

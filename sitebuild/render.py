@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import html
 import re
-
 from pathlib import Path
 
 from sitebuild import excerpts, fences, mdoutput

@@ -31,15 +31,16 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import reaper
+from . import reads, reaper
 from .leaks import redact
+from .leftovers import MARK_ENV, _leftovers, kill_leftovers, start_time  # noqa: F401 - used by tests too
 
 WORKER = Path(__file__).with_name("worker.py")
 REAPER = Path(__file__).with_name("reaper.py")
+CLOSE_WAIT = 5  # seconds an interpreter asked to exit may take before it is ended: a bound, it needs milliseconds
 END_WAIT = 30  # seconds a launcher asked to end may take before it is killed: a bound, it needs milliseconds
 # Terminal escape sequences: CSI (colours, cursor moves), OSC (titles, hyperlinks), and two-byte ones.
 ESCAPES = re.compile(
@@ -52,9 +53,6 @@ ESCAPES = re.compile(
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # what is left: shown as \\xNN
 BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")  # reorder text on screen: shown as \\uNNNN
 CAPTURE_LIMIT = 1_000_000  # bytes of a block's output read back; more is refused unread (see read_capture)
-MARK_ENV = "SITEBUILD_BLOCK"  # names the block in its processes' environment, so leftovers can be found
-PF_KTHREAD = 0x00200000  # a flag of /proc/PID/stat: a kernel thread, which has no environment to read
-SETTLE_POLLS = 250  # times 2 ms: a bound on waiting for a process to finish an exec, never an assertion about speed
 # The block environment: what passes through from the builder, and what the site fixes.
 PASSED_THROUGH = ("HOME", "TMPDIR", "TEMP", "TMP", "SYSTEMROOT")
 FIXED_ENV = {
@@ -203,10 +201,19 @@ def _kill(process: subprocess.Popen) -> None:
     process.wait()
 
 
-def _launch(program: list[str], report, handed: tuple[int, ...] = (), **options) -> subprocess.Popen:
-    """Start program under reaper.py (a child subreaper) in a session of its own; it reports into report."""
+Trace = tuple[str, Path]  # (strace's path, the folder of the run's records): how a run records its reads
+
+
+def _launch(program: list[str], report, handed: tuple[int, ...] = (), trace: Trace | None = None,
+            **options) -> subprocess.Popen:
+    """Start program under reaper.py (a child subreaper) in a session of its own; it reports into report.
+    With trace, program runs under strace, which records what it reads into a new record in the folder (reads.py)."""
     fds = (report.fileno(), *handed)
-    return subprocess.Popen([sys.executable, "-I", "-S", str(REAPER), *map(str, fds), "--", *program],
+    spare = []
+    if trace is not None:
+        prefix = str(trace[1] / secrets.token_hex(8))
+        program, spare = reads.command(trace[0], prefix, program), [f"--tracer={prefix}"]
+    return subprocess.Popen([sys.executable, "-I", "-S", str(REAPER), *map(str, fds), *spare, "--", *program],
                             pass_fds=fds, start_new_session=True, umask=0o022, stdin=subprocess.DEVNULL,
                             stderr=subprocess.STDOUT, **options)
 
@@ -247,95 +254,9 @@ def _reported(process: subprocess.Popen, report) -> tuple[int, tuple[str, ...]]:
     return code, read[1]
 
 
-def start_time(pid: int) -> int:
-    """When a process started, in clock ticks after boot (/proc/PID/stat, field 22); 0 where /proc cannot say."""
-    with contextlib.suppress(OSError, ValueError, IndexError):
-        return int(_stat(pid)[1][19])
-    return 0
-
-
-def _leftovers(session_id: int, mark: str, since: int = 0) -> list[tuple[int, str]]:
-    """(pid, name) of live processes in the session, or carrying mark in their environment (a process that
-    left the session with setsid still carries it); read from /proc, [] where there is none.
-
-    since: the block's start_time; a process that started before it cannot be the block's, so its
-    environment is not read (with a browser running, most processes on the machine are such).
-    A process in the middle of an exec has left the session (setsid) and shows an empty environment until
-    the new program's is set up, so a busy machine can catch one there; such a process is read again, every
-    2 ms, until its environment shows (SETTLE_POLLS bounds the wait, for one that really has none).
-    """
-    found, unsettled = [], []
-    marker = f"{MARK_ENV}={mark}".encode()
-    pids = [int(name) for name in os.listdir("/proc") if name.isdigit()] if os.path.exists("/proc/self/stat") else []
-    for pid in pids:
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            if pid == os.getpid():
-                continue
-            name, fields = _stat(pid)
-            if fields[0] == b"Z" or int(fields[19]) < since or int(fields[6]) & PF_KTHREAD:
-                continue
-            if int(fields[3]) == session_id:
-                found.append((pid, name))
-            elif (carries := _carries(pid, marker)) is None:
-                unsettled.append(pid)
-            elif carries:
-                found.append((pid, name))
-    return found + _settle(unsettled, marker)
-
-
-def _carries(pid: int, marker: bytes) -> bool | None:
-    """Whether a process's environment holds marker; None while it shows no environment (in an exec)."""
-    environment = Path(f"/proc/{pid}/environ").read_bytes()
-    return marker in environment.split(b"\0") if environment else None
-
-
-def _settle(unsettled: list[int], marker: bytes) -> list[tuple[int, str]]:
-    """(pid, name) of the processes seen in an exec that, once their environment shows, carry marker.
-
-    Each is read again every 2 ms until its environment shows, it ends, or SETTLE_POLLS run out.
-    """
-    found = []
-    for _ in range(SETTLE_POLLS):
-        if not unsettled:
-            break
-        time.sleep(0.002)
-        for pid in list(unsettled):
-            with contextlib.suppress(OSError, ValueError, IndexError):
-                carries = _carries(pid, marker)
-                name, fields = _stat(pid)  # read after the exec: named after the program it now runs
-                if carries is None and fields[0] != b"Z":
-                    continue  # still in its exec
-                if carries:
-                    found.append((pid, name))
-            unsettled.remove(pid)
-    return found
-
-
-def _stat(pid: int) -> tuple[str, list[bytes]]:
-    """A process's name and the fields of /proc/PID/stat after it (fields[0] is field 3, the state)."""
-    with open(f"/proc/{pid}/stat", "rb") as stat:
-        name, rest = stat.read().rsplit(b")", 1)
-    return name.split(b"(", 1)[1].decode(errors="replace"), rest.split()
-
-
-def kill_leftovers(session_id: int, mark: str, since: int = 0) -> tuple[str, ...]:
-    """Kill what a block left running (see _leftovers); return their names, sorted.
-
-    Args:
-        session_id: the block's session (its shell's or interpreter's pid); mark: the block's MARK_ENV value.
-        since: when the block's first process started (start_time, read while it ran; 0: look at every process).
-    """
-    left = _leftovers(session_id, mark, since)
-    for pid, _ in left:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGKILL)
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(session_id, signal.SIGKILL)  # where there is no /proc to read
-    return tuple(sorted(name for _, name in left))
-
-
 def run_bash(code: str, root: Path, timeout: float, *, workdir: str = "", width: int = 100,
-             python: str | None = None, mark: str = "", scratch: Path | None = None) -> Result:
+             python: str | None = None, mark: str = "", scratch: Path | None = None,
+             trace: Trace | None = None) -> Result:
     """Run a bash block from the repo root with errexit and pipefail.
 
     Args:
@@ -348,6 +269,7 @@ def run_bash(code: str, root: Path, timeout: float, *, workdir: str = "", width:
         mark: names the block in its processes' environment (MARK_ENV), e.g. "docs/a.md bash-1a2b3c4d 5e6f";
             it must be unique among what runs on the machine ("": a random one).
         scratch: the run's scratch folder for tools' caches (block_env); None: none.
+        trace: (strace, folder): record what the block's processes read into folder (reads.py); None: do not.
 
     Returns:
         Result with stdout and stderr interleaved; exit_code; problem names a non-zero exit or the timeout.
@@ -361,7 +283,8 @@ def run_bash(code: str, root: Path, timeout: float, *, workdir: str = "", width:
     # A file, not a pipe: a background process cannot hold it open. The shell runs under the reaper (a child
     # subreaper) in a session of its own, with a umask of 022 (files get the same modes on every machine).
     with tempfile.TemporaryFile() as capture, tempfile.TemporaryFile() as report:
-        process = _launch(["bash", "-e", "-o", "pipefail", "-c", code], report, cwd=cwd, env=env, stdout=capture)
+        process = _launch(["bash", "-e", "-o", "pipefail", "-c", code], report, trace=trace, cwd=cwd, env=env,
+                          stdout=capture)
         started = start_time(process.pid)  # readable until the launcher is waited for
         try:
             process.wait(timeout=timeout)
@@ -388,8 +311,10 @@ class PageSession:
         with PageSession(root) as session: session.run("x = 2", "<page block 1>", 60)
     """
 
-    def __init__(self, root: Path, python: str | None = None, mark: str = "", scratch: Path | None = None) -> None:
+    def __init__(self, root: Path, python: str | None = None, mark: str = "", scratch: Path | None = None,
+                 trace: Trace | None = None) -> None:
         self.root = root
+        self.trace = trace  # (strace, folder): record what the interpreter and its children read (reads.py)
         self.scratch = scratch  # the run's scratch folder for tools' caches (block_env)
         self.python = python or sys.executable  # the interpreter the page's blocks run in
         self.mark = mark or f"python {secrets.token_hex(8)}"  # names the session's processes (MARK_ENV); unique
@@ -413,6 +338,7 @@ class PageSession:
             [self.python, "-u", str(WORKER), str(req_read), str(rep_write)],
             self._report,
             (req_read, rep_write),
+            self.trace,
             cwd=self.root,
             env={**block_env(self.root, None if self.python == sys.executable else self.python, self.scratch),
                  MARK_ENV: self.mark},
@@ -476,10 +402,20 @@ class PageSession:
         return Result(captured(raw, self.root), too_much or (f"raised {raised}" if raised else ""),
                       undecodable="" if too_much else undecodable(raw))
 
-    def _stop(self) -> None:
-        """End the interpreter, then whatever its blocks left running (named in self.killed); safe twice."""
+    def _stop(self, done: bool = False) -> None:
+        """End the interpreter, then whatever its blocks left running (named in self.killed); safe twice.
+
+        done: the page's blocks have all answered, so the interpreter is asked to exit first (its request pipe
+        closes; worker.py exits at once), which ends its trace record with its exit (reads.py); one that is
+        still running CLOSE_WAIT seconds later is ended as any other."""
         if self._process is None or self._process.returncode is not None:
             return
+        if done:
+            with contextlib.suppress(OSError):
+                os.close(self._req)
+            self._req = -1  # closed: its number may be another page's file by now
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._process.wait(timeout=CLOSE_WAIT)
         self._exit_code, killed = _end(self._process, self._report)
         killed += kill_leftovers(self._process.pid, self.mark, self._started)
         self.killed = tuple(sorted(self.killed + killed))
@@ -488,10 +424,11 @@ class PageSession:
         """End the interpreter and whatever its blocks left running, and free its pipes; safe to call twice."""
         if self._process is None:
             return
-        self._stop()
+        self._stop(done=not self.ended)
         for fd in (self._req, self._rep):
             with contextlib.suppress(OSError):
-                os.close(fd)
+                if fd >= 0:
+                    os.close(fd)
         self._process = None
         self._capture.close()
         self._report.close()

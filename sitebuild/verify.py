@@ -19,7 +19,7 @@ from . import approved
 from .blocks import Block
 from .guard import WriteGuard
 from .leaks import machine_values, redact, secrets_in
-from .runner import PageSession, Result, run_bash
+from .runner import PageSession, Result, Trace, run_bash
 
 MAX_OUTPUT_CHARS = 100_000  # far above any readable output; a bigger one is a mistake, not a page
 UNSTABLE = "printed something else on a second run, so it cannot be approved: make it deterministic"
@@ -96,7 +96,7 @@ def _cut(line: str, width: int = 300) -> str:
 
 
 def run_blocks(blocks: list[Block], root: Path, page: str, default_timeout: float,
-               python: str | None = None, guard: WriteGuard | None = None) -> list[Result]:
+               python: str | None = None, guard: WriteGuard | None = None, trace: Trace | None = None) -> list[Result]:
     """Run a page's blocks in order: python blocks in one fresh interpreter, bash blocks from the root.
 
     Args:
@@ -107,6 +107,8 @@ def run_blocks(blocks: list[Block], root: Path, page: str, default_timeout: floa
         python: the interpreter to run them with (default: this one), e.g. a learner's fresh venv.
         guard: the build's protected files (guard.WriteGuard); a block that changes one gets the problem
             "wrote into ...". None: not watched.
+        trace: (strace, folder): every process of the run records what it reads into folder (reads.paths
+            reads them back); None: not recorded.
 
     Returns:
         One Result per block, in the same order. The tools blocks run keep their caches in a scratch folder
@@ -117,7 +119,7 @@ def run_blocks(blocks: list[Block], root: Path, page: str, default_timeout: floa
     results = []
     run = secrets.token_hex(6)  # marks this run's processes apart from any other build's, at the same time
     with tempfile.TemporaryDirectory(prefix="sitebuild-scratch-") as scratch, \
-            PageSession(root, python, mark=f"{page} python {run}", scratch=Path(scratch)) as session:
+            PageSession(root, python, mark=f"{page} python {run}", scratch=Path(scratch), trace=trace) as session:
         for block in blocks:
             timeout = block.timeout(default_timeout)
             window, before = guard.start(f"{page}, {block.label}") if guard else (None, None)
@@ -128,7 +130,7 @@ def run_blocks(blocks: list[Block], root: Path, page: str, default_timeout: floa
                 result = session.run(block.code, filename, timeout, workdir=block.workdir, width=block.width)
             else:
                 result = run_bash(block.code, root, timeout, workdir=block.workdir, width=block.width,
-                                  python=python, mark=f"{page} {block.key} {run}", scratch=Path(scratch))
+                                  python=python, mark=f"{page} {block.key} {run}", scratch=Path(scratch), trace=trace)
             if guard and (wrote := guard.finish(window, before)):
                 result = replace(result, problem=wrote + (f"; it also {result.problem}" if result.problem else ""))
             results.append(result)
@@ -268,7 +270,8 @@ def accept(report: PageReport, approved_outputs: dict[str, str], path: Path) -> 
     changes, and removed when the page has no blocks left.
 
     Args:
-        report: the page's report after verify(); its approval problems are cleared, changes recorded.
+        report: the page's report after verify(); its approval problems are cleared, changes recorded (each
+            with what it approves under it, indented: the diff, or a new output's lines as "+" lines).
         approved_outputs: the approved outputs before this run.
         path: the page's approved-outputs file.
     """
@@ -282,7 +285,8 @@ def accept(report: PageReport, approved_outputs: dict[str, str], path: Path) -> 
             entries.append((o.block.key, o.output))
             if o.problem:
                 kind = {UNAPPROVED: "new", EDITED: "code edited", EDITED_SAME: "new key"}.get(o.problem, "changed")
-                report.changes.append(f"{report.page}, {o.block.label}, key {o.block.key}: {kind}")
+                shown = approved.marked(o.output, "+") if o.problem == UNAPPROVED else o.detail
+                report.changes.append(f"{report.page}, {o.block.label}, key {o.block.key}: {kind}{approved.indented(shown)}")
                 o.problem, o.detail = "", ""
         elif o.block.key in approved_outputs or o.replaces:  # a failing block keeps what was approved
             key = o.block.key if o.block.key in approved_outputs else o.replaces
@@ -290,7 +294,8 @@ def accept(report: PageReport, approved_outputs: dict[str, str], path: Path) -> 
     kept = {key for key, _ in entries} | {o.replaces for o in report.outcomes}  # an edit is reported above
     for key in approved_outputs:
         if key not in kept:
-            report.changes.append(f"{report.page}, key {key}: dropped (its block is gone)")
+            dropped = approved.marked(approved.clean(approved_outputs[key]), "-")
+            report.changes.append(f"{report.page}, key {key}: dropped (its block is gone){approved.indented(dropped)}")
     report.stale = []
     text = approved.render(report.page, entries) if entries else ""
     old = path.read_text(encoding="utf-8") if path.exists() else ""

@@ -149,6 +149,8 @@ def main() -> None:
         sys.stderr.flush()
         replies.write(json.dumps({"raised": raised, "token": block["token"]}) + "\n")
         replies.flush()
+    sys.stdout.flush()
+    os._exit(0)  # the request pipe closed: the page is done. At once, as the kill that ended it before did: no atexit
 
 
 if __name__ == "__main__":

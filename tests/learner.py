@@ -36,11 +36,11 @@ from pathlib import Path
 from mkdocs.utils.meta import get_data
 from packaging.requirements import Requirement
 
+from sitebuild import notebooks
 from sitebuild.approved import clean, diff, parse
 from sitebuild.blocks import Block, front_matter_lines, page_blocks
 from sitebuild.coursenav import course_pages, read_config
 from sitebuild.gen_downloads import FOLDER, kit_download
-from sitebuild import notebooks
 from sitebuild.runner import Result, block_env, relative
 from sitebuild.verify import expected_exit
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from sitebuild.blocks import page_blocks
-from sitebuild.cache import DEFAULT_INPUTS, OutputCache, environment_digest, page_key
+from sitebuild.cache import DEFAULT_INPUTS, MAX_RUNS, OutputCache, environment_digest, page_key
+from sitebuild.inputs import Inputs
 from sitebuild.runner import Result
 from tests.conftest import fence, page
 
@@ -35,10 +36,11 @@ EDITS = {  # name: (file, new text, whether the page's run changes)
 }
 
 
-def key_of(site) -> str:
-    """The page's cache key, computed as the hook does."""
+def key_of(site) -> tuple[str, str]:
+    """The page's key and, for a run whose reads are not known, the digest of every input, as the hook has them."""
     blocks = page_blocks((site.docs / "index.md").read_text(encoding="utf-8"))
-    return page_key(blocks, 60.0, environment_digest(site.root, DEFAULT_INPUTS, 60.0))
+    return page_key(blocks, 60.0, environment_digest(site.root, DEFAULT_INPUTS, 60.0)), \
+        Inputs(site.root, DEFAULT_INPUTS).full
 
 
 @pytest.mark.parametrize("edit", EDITS, ids=EDITS)
@@ -69,16 +71,33 @@ def test_the_timeout_option_is_in_the_key():
     assert page_key(short, 60.0, "env") != page_key(long_, 60.0, "env")
 
 
+NONE = Inputs(Path("/nonexistent-site"), [])
+
+
 def test_an_entry_is_read_back_only_under_its_own_key(tmp_path):
     cache = OutputCache(tmp_path / "cache")
     results = [Result("hello\n"), Result("1 killed\n", "", 0, ("sleep",))]
 
-    cache.put("docs/a.md", "key-1", results)
+    cache.put("docs/a.md", "key-1", results, NONE, None)
 
-    assert cache.get("docs/a.md", "key-1") == results
-    assert cache.get("docs/a.md", "key-2") is None and cache.get("docs/b.md", "key-1") is None
+    assert cache.get("docs/a.md", "key-1", NONE) == results
+    assert cache.get("docs/a.md", "key-2", NONE) is None and cache.get("docs/b.md", "key-1", NONE) is None
     next((tmp_path / "cache").glob("*.json")).write_text("{not json", encoding="utf-8")
-    assert cache.get("docs/a.md", "key-1") is None
+    assert cache.get("docs/a.md", "key-1", NONE) is None
+
+
+def test_a_page_keeps_its_last_runs_each_under_what_it_read(tmp_path):
+    (tmp_path / "kit").mkdir()
+    module = tmp_path / "kit" / "a.py"
+    cache = OutputCache(tmp_path / "cache")
+    for n in range(MAX_RUNS + 1):
+        module.write_text(f"x = {n}\n")
+        cache.put("docs/a.md", "key", [Result(f"run {n}\n")], Inputs(tmp_path, ["kit"]), {str(module): True})
+
+    module.write_text("x = 1\n")  # back to the second run's input
+    assert cache.get("docs/a.md", "key", Inputs(tmp_path, ["kit"])) == [Result("run 1\n")]
+    module.write_text("x = 0\n")  # the first run: the oldest, dropped for the newest
+    assert cache.get("docs/a.md", "key", Inputs(tmp_path, ["kit"])) is None
 
 
 def ran(run) -> tuple[int, int]:
@@ -100,7 +119,7 @@ def test_serve_reuses_an_unchanged_page_and_a_build_never_does(make_site):
     assert ran(prose) == (0, 2) and "Some other prose, longer." in site.html()
     assert "hello" in site.html()  # the reused output is on the page
     site.write(*EDITS["kit-code"][:2])
-    assert ran(site.build("--no-strict", mode="serve")) == (2, 0)
+    assert ran(site.build("--no-strict", mode="serve")) == (1, 1)  # other.md does not read kit/greet.py
     assert (site.root / ".cache" / "sitebuild").is_dir()
 
     built, accepted = site.build(), site.accept()
@@ -126,11 +145,11 @@ def test_hidden_files_and_linked_folders_of_the_inputs_are_in_the_key(make_site,
 
 def test_a_well_formed_json_entry_with_wrong_types_is_a_miss(tmp_path):
     cache = OutputCache(tmp_path / "cache")
-    cache.put("docs/a.md", "k", [Result("fine\n")])
+    cache.put("docs/a.md", "k", [Result("fine\n")], NONE, None)
     entry = next((tmp_path / "cache").glob("*.json"))
     entry.write_text(entry.read_text(encoding="utf-8").replace('"fine\\n"', "null"), encoding="utf-8")
 
-    assert cache.get("docs/a.md", "k") is None
+    assert cache.get("docs/a.md", "k", NONE) is None
 
 
 # Stores from several processes at once, and stores that fail ------------------------------------------
@@ -144,7 +163,7 @@ def _store_many(folder: str, writer: int, start, errors) -> None:
     start.wait()
     for n in range(STORES):
         try:
-            cache.put("docs/a.md", "key", [Result(f"writer {writer} store {n}\n")])
+            cache.put("docs/a.md", "key", [Result(f"writer {writer} store {n}\n")], NONE, None)
         except Exception as error:  # noqa: BLE001 - counted, then reported by the test
             errors.append(f"{type(error).__name__}: {error}")
 
@@ -164,7 +183,7 @@ def test_stores_of_one_page_from_several_processes_at_once_all_succeed_and_leave
     assert [p.exitcode for p in writers] == [0] * WRITERS
     assert not raised, f"{len(raised)} of {WRITERS * STORES} stores raised, e.g. {raised[:3]}"
     stored = {f"writer {w} store {n}\n" for w in range(WRITERS) for n in range(STORES)}
-    results = OutputCache(folder).get("docs/a.md", "key")
+    results = OutputCache(folder).get("docs/a.md", "key", NONE)
     assert results is not None and len(results) == 1 and results[0].output in stored
     assert [p.name for p in folder.iterdir()] == [next(folder.glob("*.json")).name]  # no temporary file left
 
@@ -175,9 +194,9 @@ def test_a_store_that_cannot_write_is_a_warning_not_an_error(tmp_path, caplog):
     cache = OutputCache(blocked / "cache")  # root or not, nothing can be created under a regular file
 
     with caplog.at_level(logging.WARNING, logger="sitebuild.cache"):
-        stored = cache.put("docs/a.md", "key", [Result("hi\n")])
+        stored = cache.put("docs/a.md", "key", [Result("hi\n")], NONE, None)
 
-    assert stored is False and cache.get("docs/a.md", "key") is None
+    assert stored is False and cache.get("docs/a.md", "key", NONE) is None
     [record] = [r for r in caplog.records if r.name == "sitebuild.cache"]
     assert record.levelno == logging.WARNING
     assert "docs/a.md" in record.getMessage() and "NotADirectoryError" in record.getMessage()
@@ -185,14 +204,14 @@ def test_a_store_that_cannot_write_is_a_warning_not_an_error(tmp_path, caplog):
 
 def test_a_store_whose_entry_is_taken_by_a_folder_keeps_nothing_half_done(tmp_path, caplog):
     cache = OutputCache(tmp_path / "cache")
-    cache.put("docs/a.md", "key", [Result("first\n")])
+    cache.put("docs/a.md", "key", [Result("first\n")], NONE, None)
     entry = next((tmp_path / "cache").glob("*.json"))
     entry.unlink()
     entry.mkdir()  # the entry's own name is a folder now (say, a stray tool's): the rename cannot replace it
     (entry / "inside").write_text("x", encoding="utf-8")
 
     with caplog.at_level(logging.WARNING, logger="sitebuild.cache"):
-        assert cache.put("docs/a.md", "key", [Result("second\n")]) is False
+        assert cache.put("docs/a.md", "key", [Result("second\n")], NONE, None) is False
 
     assert "docs/a.md" in caplog.text
     assert sorted(p.name for p in (tmp_path / "cache").iterdir()) == [entry.name]  # the temporary file is gone
@@ -221,6 +240,6 @@ def test_every_field_of_a_result_comes_back_from_the_cache(tmp_path):
     values = {"output": "out", "problem": "a problem", "exit_code": 3, "killed": ("sleep",), "undecodable": "bytes"}
     assert {f.name for f in fields(Result)} == set(values), "a new Result field: store it, and give it a value here"
     cache = OutputCache(tmp_path)
-    cache.put("docs/a.md", "key", [Result(**values)])
+    cache.put("docs/a.md", "key", [Result(**values)], NONE, None)
 
-    assert cache.get("docs/a.md", "key") == [Result(**values)]
+    assert cache.get("docs/a.md", "key", NONE) == [Result(**values)]

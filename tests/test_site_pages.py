@@ -204,16 +204,13 @@ def test_serve_mode_builds_and_shows_each_failure_on_the_page(make_site):
     assert f"WARNING -  verified-blocks: docs/index.md, {label(markdown, 1)}, key " in built.output
     html = site.html()
     assert "&lt;div class" not in html, "a failure box was escaped into text"
-    assert (
-        f'<div class="admonition failure"><p class="admonition-title">{label(markdown, 1)}: '
-        "output differs from the approved output" in html
-    )
+    assert re.search(  # the block's red box, with the anchor the failures box at the top links to
+        r'<div class="admonition failure" id="block-python-[0-9a-f]{8}"><p class="admonition-title">'
+        + re.escape(f"{label(markdown, 1)}: output differs from the approved output"), html)
     text = unescape(re.sub(r"<[^>]+>", "", html))  # the diff is highlighted: read it as the reader sees it
     assert "-value: old value\n+value: new value" in text
-    assert (
-        f'<div class="admonition failure"><p class="admonition-title">{label(markdown, 2)}: '
-        "raised ValueError: boom &lt;b&gt;</p>" in html
-    )
+    assert re.search(r'<div class="admonition failure" id="block-python-[0-9a-f]{8}"><p class="admonition-title">'
+                     + re.escape(f"{label(markdown, 2)}: raised ValueError: boom &lt;b&gt;</p>"), html)
     assert '<p class="admonition-title">This page failed verification</p>' in html
     assert "a block no longer on the page" in html
     assert '<span class="filename">Output</span>' in html and "value: new value" in html
