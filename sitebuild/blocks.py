@@ -242,7 +242,7 @@ def page_blocks(markdown: str, make_markdown: Callable | None = None, line_offse
     used: set[str] = set()
     for index, fence in enumerate(reading.fences, start=1):
         line = fence.line + line_offset if fence.line else 0
-        where = f"block {index} (line {line or '?'})"
+        where = f"block {index} ({LANGUAGES.get(fence.language, fence.language)}, line {line or '?'})"
         if fence.language not in LANGUAGES:
             raise BlockError(f"{where}: exec is on for language {fence.language!r}; this site runs python and bash "
                              "blocks")

@@ -35,7 +35,8 @@ def write_all(root: Path, nav: list, names: dict[str, str], open_file) -> list[s
             continue
         where = f"{names.get(page.course, page.course)}, page {page.number} of {page.count}"
         for path, text in zip(notebooks.download_paths(page.src_uri),
-                              (notebooks.notebook(page.title, where, blocks), notebooks.script(page.title, where, blocks)),
+                              (notebooks.notebook(page.title, where, blocks),
+                               notebooks.script(page.title, where, blocks)),
                               strict=True):
             with open_file(path, "w") as out:
                 out.write(text)

@@ -438,7 +438,7 @@ def on_post_build(config) -> None:
                   "`git diff data/`, then commit data/ with the change that caused them.")
     if failures and site.mode != "serve":
         pages = len({m.split(",")[0].split(":")[0] for m in failures})
-        raise PluginError(
-            f"{len(failures)} verification failure(s) on {pages} page(s); each is logged above with page, "
-            "block and reason. Fix the page or the kit; if an output change is intended, run `make accept`."
-        )
+        advice = ("Fix the page or the kit; the outputs of blocks that passed are approved." if site.mode == "accept"
+                  else "Fix the page or the kit; if an output change is intended, run `make accept`.")
+        raise PluginError(f"{len(failures)} verification failure(s) on {pages} page(s); each is logged above with "
+                          f"page, block and reason. {advice}")

@@ -35,7 +35,7 @@ FENCE = re.compile(r"^\s*(```+|~~~+)")
 def download_paths(src_uri: str) -> tuple[str, str]:
     """Where the site publishes a page's notebook and script, under the site root.
 
-    Example: download_paths("beginner/llm.md") == ("downloads/pages/beginner/llm.ipynb", "downloads/pages/beginner/llm.py")
+    Example: download_paths("beginner/llm.md")[0] == "downloads/pages/beginner/llm.ipynb"
     """
     stem = f"{DOWNLOADS}/{src_uri.removesuffix('.md')}"
     return f"{stem}.ipynb", f"{stem}.py"
@@ -130,12 +130,11 @@ def notebook(title: str, where: str, blocks: list[ShownBlock]) -> str:
              'with the kit installed (`pip install -e ".[test]"`) and a Jupyter kernel (`pip install ipykernel`), '
              "and run the cells in order: the Python cells share one session, and the `%%bash` cells run from "
              "that folder.")
-    cells, section, count = [v4.new_markdown_cell(intro)], "", 0
-    for shown in blocks:
+    cells, section = [v4.new_markdown_cell(intro)], ""
+    for count, shown in enumerate(blocks, start=1):
         if shown.section and shown.section != section:
             section = shown.section
             cells.append(v4.new_markdown_cell(f"## {section}"))
-        count += 1
         outputs = [v4.new_output("stream", name="stdout", text=shown.output)] if shown.output else []
         cells.append(v4.new_code_cell(cell_source(shown.block), outputs=outputs, execution_count=count))
     for number, cell in enumerate(cells, start=1):

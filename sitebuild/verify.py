@@ -85,7 +85,7 @@ class PageReport:
         messages = [f"{self.page}: {p}" for p in self.page_problems]
         for o in self.outcomes:
             if o.problem:
-                detail = "".join(f"\n    {_cut(line)}" for line in o.detail.split("\n")[-40:])
+                detail = "".join(f"\n    {_cut(line)}" for line in _head_and_tail(o.detail.split("\n")))
                 messages.append(f"{self.page}, {o.block.label}, key {o.block.key}: {o.problem}{detail}")
         return messages
 
@@ -93,6 +93,22 @@ class PageReport:
 def _cut(line: str, width: int = 300) -> str:
     """A detail line as the log shows it: at most width characters, saying how many more there are."""
     return line if len(line) <= width else f"{line[:width]}… ({len(line) - width} more characters)"
+
+
+LOG_HEAD, LOG_TAIL = 10, 30  # lines of a failure's detail the log shows from its start and its end
+
+
+def _head_and_tail(lines: list[str]) -> list[str]:
+    """A long detail as the log shows it: its first LOG_HEAD and last LOG_TAIL lines, and how many are left out
+    between them (an error is often at the top, as a usage message, or at the bottom, as a traceback).
+
+    Example: len(_head_and_tail([str(n) for n in range(100)])) == LOG_HEAD + 1 + LOG_TAIL
+    """
+    if len(lines) <= LOG_HEAD + LOG_TAIL + 1:
+        return lines
+    hidden = len(lines) - LOG_HEAD - LOG_TAIL
+    note = f"... {hidden} more lines not shown here (the page's red box shows them all) ..."
+    return [*lines[:LOG_HEAD], note, *lines[-LOG_TAIL:]]
 
 
 def run_blocks(blocks: list[Block], root: Path, page: str, default_timeout: float,
@@ -286,7 +302,8 @@ def accept(report: PageReport, approved_outputs: dict[str, str], path: Path) -> 
             if o.problem:
                 kind = {UNAPPROVED: "new", EDITED: "code edited", EDITED_SAME: "new key"}.get(o.problem, "changed")
                 shown = approved.marked(o.output, "+") if o.problem == UNAPPROVED else o.detail
-                report.changes.append(f"{report.page}, {o.block.label}, key {o.block.key}: {kind}{approved.indented(shown)}")
+                shown_change = approved.indented(shown)
+                report.changes.append(f"{report.page}, {o.block.label}, key {o.block.key}: {kind}{shown_change}")
                 o.problem, o.detail = "", ""
         elif o.block.key in approved_outputs or o.replaces:  # a failing block keeps what was approved
             key = o.block.key if o.block.key in approved_outputs else o.replaces

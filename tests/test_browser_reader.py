@@ -55,8 +55,8 @@ CONTRAST = """(el) => {
   let back = [255, 255, 255];
   for (const layer of layers.reverse()) back = over(layer, back);
   const fore = over(rgba(getComputedStyle(el).color), back);
-  const lum = (c) => { const [r, g, b] = c.map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
-                       return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const linear = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+  const lum = (c) => { const [r, g, b] = c.map(linear); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
   const [l1, l2] = [lum(fore), lum(back)].sort((a, b) => b - a);
   return (l1 + 0.05) / (l2 + 0.05);
 }"""
@@ -165,12 +165,15 @@ def test_kit_excerpts_are_python_titled_with_their_file_numbered_and_never_wrapp
             boxes = page.locator("article .kit-excerpt").evaluate_all("""els => els.map(box => {
               const code = box.querySelector('pre > code');
               return {title: box.querySelector('.filename').textContent, text: code.textContent,
-                      python: box.classList.contains('language-python'), tokens: code.querySelectorAll('.k, .nf, .s2').length,
+                      python: box.classList.contains('language-python'),
+                      tokens: code.querySelectorAll('.k, .nf, .s2').length,
                       white: getComputedStyle(code).whiteSpace,
                       numbers: [...code.querySelectorAll('[data-linenos]')].map(n => Number(n.dataset.linenos)),
-                      gaps: [...code.querySelectorAll('.kit-excerpt__gap')].map(g => getComputedStyle(g, '::before').content),
-                      tall: [...code.querySelectorAll('.kit-excerpt__line:not(.kit-excerpt__gap)')].filter(
-                        l => l.getBoundingClientRect().height > 1.5 * parseFloat(getComputedStyle(code).lineHeight)).length};
+                      gaps: [...code.querySelectorAll('.kit-excerpt__gap')].map(
+                        g => getComputedStyle(g, '::before').content),
+                      tall: [...code.querySelectorAll('.kit-excerpt__line:not(.kit-excerpt__gap)')].filter(l =>
+                        l.getBoundingClientRect().height > 1.5 * parseFloat(getComputedStyle(code).lineHeight)
+                      ).length};
             })""")
             assert len(boxes) == len(expected)
             for box, excerpt in zip(boxes, expected, strict=True):
@@ -247,7 +250,8 @@ def test_on_a_phone_diagrams_fit_or_say_they_scroll_and_table_cells_keep_words_w
                                                                  ".map(c => c.textContent)")
             assert split == [], f"identifiers broken across lines in a table at {reader.width} px"
             styles = page.locator("article td").evaluate_all(
-                "els => [...new Set(els.map(t => getComputedStyle(t).wordBreak + '/' + getComputedStyle(t).overflowWrap))]")
+                "els => [...new Set(els.map(t => getComputedStyle(t).wordBreak + '/' + "
+                "getComputedStyle(t).overflowWrap))]")
             assert all(s == "normal/normal" for s in styles), styles
             if page.locator(".diagram-scroll-hint:not([hidden])").count():
                 legible(reader, ".diagram-scroll-hint:not([hidden])")

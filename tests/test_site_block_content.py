@@ -139,11 +139,12 @@ def test_a_title_with_quotes_or_markup_renders_as_written_and_escaped(shown):
 @pytest.mark.parametrize(
     ("fence_line", "message"),
     [
-        pytest.param('```python exec="on" hl-lines="2"', "block 1 (line 3): unknown option hl='hl' (a word without a",
+        pytest.param('```python exec="on" hl-lines="2"',
+                     "block 1 (python, line 3): unknown option hl='hl' (a word without a",
                      id="option-name-with-a-dash"),
         pytest.param('```python exec="on" title="unclosed', "line 3: this fence asks to run, but Markdown reads it",
                      id="unclosed-quote"),
-        pytest.param('```python exec="on" colour="red"', "block 1 (line 3): unknown option colour='red'",
+        pytest.param('```python exec="on" colour="red"', "block 1 (python, line 3): unknown option colour='red'",
                      id="unknown-option"),
     ],
 )
@@ -182,7 +183,7 @@ def test_an_exec_fence_inside_an_indented_code_block_fails_before_it_runs(make_s
     built = site.build()
 
     assert built.code != 0
-    assert "docs/index.md: block 1 (line 5): Markdown shows this fence as text" in built.output, built
+    assert "docs/index.md: block 1 (bash, line 5): Markdown shows this fence as text" in built.output, built
     assert not marker.exists()
 
 
@@ -315,7 +316,7 @@ def test_hl_lines_and_linenums_work_on_the_source_box(shown):
 def test_bad_material_options_fail_with_a_reason(options, message, make_site):
     site = make_site({"index.md": page(fence("print(1)", **options))})
 
-    assert f"docs/index.md: block 1 (line 3): {message}" in site.build().output
+    assert f"docs/index.md: block 1 (python, line 3): {message}" in site.build().output
 
 
 def test_code_annotations_are_refused_with_a_reason(make_site):
@@ -324,7 +325,7 @@ def test_code_annotations_are_refused_with_a_reason(make_site):
     built = site.build()
 
     assert built.code != 0
-    assert "docs/index.md: block 1 (line 3): code line 1 holds a code annotation marker" in built.output
+    assert "docs/index.md: block 1 (python, line 3): code line 1 holds a code annotation marker" in built.output
 
 
 # 9. markdown-exec's options -----------------------------------------------------------------------------
@@ -382,7 +383,7 @@ def test_markdown_exec_options_the_site_cannot_honour_are_refused_with_a_reason(
     built = site.build()
 
     assert built.code != 0
-    assert f"docs/index.md: block 1 (line 3): {message}" in built.output, built
+    assert f"docs/index.md: block 1 (python, line 3): {message}" in built.output, built
 
 
 def test_a_workdir_that_does_not_exist_fails_the_block(make_site):
@@ -495,7 +496,7 @@ FAILING_PAGES = {  # page: (markdown, the message its failure holds)
     "unclosed-list-fence.md": ("# Page\n\n1. Step:\n\n    ```text\n    output\n" + fence("echo never", "bash"),
                                "line 7: this fence asks to run, but Markdown reads it as text"),
     "commented.md": ("# Page\n\n<!--\n" + fence("print('commented out')") + "-->\n",
-                     "block 1 (line 4): Markdown shows this fence as text (inside an indented code block?) or"),
+                     "block 1 (python, line 4): Markdown shows this fence as text (inside an indented code block?) or"),
     "upper-case.md": ('# Page\n\n```PY exec="on"\nprint(1)\n```\n',
                       "line 3: exec is on for language 'PY', which no runner"),
     "nul.md": (page(fence("echo a\0b", "bash")), "its code holds a NUL character"),

@@ -140,31 +140,33 @@ def test_a_failure_names_files_relative_to_the_site_root(make_site):
 BAD_PAGES = {
     "unknown-option": (
         page(fence("print(1)", colour="red")),
-        "docs/index.md: block 1 (line 3): unknown option colour='red'; this site's blocks accept: exec, id,",
+        "docs/index.md: block 1 (python, line 3): unknown option colour='red'; this site's blocks accept: exec, id,",
     ),
     "bad-option-value": (
         page(fence("print(1)"), fence("print(2)", show="sometimes")),
-        "docs/index.md: block 2 (line 7): option show='sometimes' is not valid: expected all",
+        "docs/index.md: block 2 (python, line 7): option show='sometimes' is not valid: expected all",
     ),
     "bad-timeout": (
         page(fence("print(1)", timeout="soon")),
-        "docs/index.md: block 1 (line 3): option timeout='soon' is not valid: expected seconds",
+        "docs/index.md: block 1 (python, line 3): option timeout='soon' is not valid: expected seconds",
     ),
     "duplicate-id": (
         page(fence("print(1)", id="total"), fence("echo 2", "bash", id="total")),
-        "docs/index.md: block 2 (line 7): id 'total' is already used by another block of this page",
+        "docs/index.md: block 2 (bash, line 7): id 'total' is already used by another block of this page",
     ),
     "exec-on-pycon": (
         page(fence(">>> print(1)", "pycon")),
-        "docs/index.md: block 1 (line 3): exec is on for language 'pycon'; this site runs python and bash blocks",
+        "docs/index.md: block 1 (pycon, line 3): exec is on for language 'pycon'; this site runs python and bash "
+        "blocks",
     ),
     "exec-on-console": (
         page(fence("$ echo 1", "console")),
-        "docs/index.md: block 1 (line 3): exec is on for language 'console'; this site runs python and bash blocks",
+        "docs/index.md: block 1 (console, line 3): exec is on for language 'console'; this site runs python and "
+        "bash blocks",
     ),
     "exec-on-pycon-raising-system-exit": (
         page(fence("print('fine')"), fence(">>> raise SystemExit(0)", "pycon")),
-        "docs/index.md: block 2 (line 7): exec is on for language 'pycon'",
+        "docs/index.md: block 2 (pycon, line 7): exec is on for language 'pycon'",
     ),
 }
 
@@ -212,3 +214,14 @@ def test_a_broken_anchor_fails_the_strict_build(make_site):
     assert built.code != 0, built
     assert "'index.md' contains a link '#usage', but there is no such anchor on this page" in built.output, built
     assert "'#setup'" not in built.output
+
+
+def test_the_log_keeps_the_start_and_the_end_of_a_long_failing_output(make_site):
+    code = "echo 'the first line says what went wrong' >&2\nseq 1 100\nexit 1"
+    site = make_site({"index.md": page(fence(code, "bash"))})
+
+    built = site.build()
+
+    assert built.code != 0
+    assert "the first line says what went wrong" in built.output and "    100" in built.output, built
+    assert "... 61 more lines not shown here (the page's red box shows them all) ..." in built.output, built

@@ -1,4 +1,4 @@
-"""What the reader gets besides the pages: kit excerpts as Python, the syllabus, each page as a notebook and a script."""
+"""What a reader gets besides the pages: kit excerpts as Python, the syllabus, each page as a notebook and a script."""
 
 from __future__ import annotations
 
@@ -170,4 +170,5 @@ def test_a_script_holds_the_same_blocks_runs_bash_through_bash_and_compiles(monk
 
     ran = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, cwd=tmp_path, check=False)
     assert (ran.returncode, ran.stdout) == (0, "two\nits\n"), ran.stderr
-    assert notebooks.download_paths("beginner/a.md") == ("downloads/pages/beginner/a.ipynb", "downloads/pages/beginner/a.py")
+    expected = ("downloads/pages/beginner/a.ipynb", "downloads/pages/beginner/a.py")
+    assert notebooks.download_paths("beginner/a.md") == expected

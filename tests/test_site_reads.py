@@ -130,7 +130,8 @@ def test_without_a_record_of_reads_a_page_keeps_the_key_of_every_input(make_site
 
 def test_a_record_that_does_not_end_with_its_program_s_exit_is_incomplete(tmp_path):
     (tmp_path / "abc.main").write_text("7")
-    (tmp_path / "abc.7").write_text('openat(AT_FDCWD</r>, "kit/a.py", O_RDONLY) = 3</r/kit/a.py>\n+++ exited with 0 +++\n')
+    record = 'openat(AT_FDCWD</r>, "kit/a.py", O_RDONLY) = 3</r/kit/a.py>\n+++ exited with 0 +++\n'
+    (tmp_path / "abc.7").write_text(record)
     assert reads.paths(tmp_path) == {"/r/kit/a.py": True}
 
     (tmp_path / "abc.7").write_text('openat(AT_FDCWD</r>, "kit/a.py", O_RDONLY) = 3</r/kit/a.py>\n')
