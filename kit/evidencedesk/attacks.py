@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from evidencedesk import DATA_DIR
 from evidencedesk.context import ContextPart, render_untrusted
@@ -93,30 +93,53 @@ INPUTS: dict[str, type[_Input]] = {"gate": GateInput, "context": ContextInput, "
                                    "personal": TextInput, "redact": TextInput, "clock": ClockInput}
 
 
-class Attack(BaseModel):
-    """One row of attacks.jsonl. Strict: "yes" is not a bool, and every row's input fits its target.
+class AttackRow(BaseModel):
+    """A row of an attack table: the fields every table shares, and the check that its input and expected
+    code fit its target. A table is a subclass that names its targets' inputs and codes (INPUTS, CODES).
 
     secret: text that must not be found, in any case or compatibility form, in anything the row logs.
     """
 
+    INPUTS: ClassVar[dict[str, type[BaseModel]]] = {}
+    CODES: ClassVar[dict[str, tuple[str, ...]]] = {}
     model_config = ConfigDict(extra="forbid", strict=True)
     id: str = Field(pattern=r"^a[0-9]{2}$")
     kind: Literal[KINDS]  # type: ignore[valid-type]
-    target: Literal[tuple(INPUTS)]  # type: ignore[valid-type]
+    target: str
     input: dict[str, Any]
     expect: str
     secret: str = ""
     why: str = Field(min_length=1)
 
+    @field_validator("target")
+    @classmethod
+    def a_target_of_this_table(cls, target: str) -> str:
+        if target not in cls.INPUTS:
+            raise ValueError(f"expected one of this table's targets: {', '.join(cls.INPUTS)}")
+        return target
+
     @model_validator(mode="after")
-    def input_and_expect_fit_the_target(self) -> Attack:
-        INPUTS[self.target].model_validate(self.input)
-        if self.expect not in CODES[self.target]:
-            known = ", ".join(CODES[self.target])
+    def input_and_expect_fit_the_target(self) -> AttackRow:
+        self.INPUTS[self.target].model_validate(self.input)
+        if self.expect not in self.CODES[self.target]:
+            known = ", ".join(self.CODES[self.target])
             raise ValueError(f"expect {self.expect!r} is not a code of target {self.target}: {known}")
+        self.table_rules()
+        return self
+
+    def table_rules(self) -> None:
+        """What one table asks of its rows beyond their shape; raise ValueError naming it. Default: nothing."""
+
+
+class Attack(AttackRow):
+    """One row of attacks.jsonl. Strict: "yes" is not a bool, and every row's input fits its target."""
+
+    INPUTS: ClassVar[dict[str, type[BaseModel]]] = INPUTS
+    CODES: ClassVar[dict[str, tuple[str, ...]]] = CODES
+
+    def table_rules(self) -> None:
         if self.target == "redact" and not self.secret:
             raise ValueError("a redact row names the secret that must not reach the log")
-        return self
 
 
 def load_attacks(path: str | Path | None = None) -> list[Attack]:

@@ -63,7 +63,7 @@ class ResponseCache:
         if isinstance(max_entries, bool) or not isinstance(max_entries, int) or max_entries < 1:
             raise ValueError(f"max_entries must be a positive int, got {max_entries!r}")
         if ttl_s is not None:
-            if isinstance(ttl_s, bool) or not isinstance(ttl_s, int | float) or not (0 < ttl_s and math.isfinite(ttl_s)):
+            if isinstance(ttl_s, bool) or not isinstance(ttl_s, int | float) or not (ttl_s > 0 and math.isfinite(ttl_s)):
                 raise ValueError(f"ttl_s must be a positive finite number of seconds, got {ttl_s!r}")
             if clock is None:
                 raise ValueError("ttl_s needs a clock (a callable returning seconds, e.g. ManualClock())")

@@ -23,9 +23,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from evidencedesk.llm import (
     CHARS_PER_TOKEN,
     CONTENT_FILTER,
-    TEXT,
     LENGTH,
     STOP,
+    TEXT,
     TOOL_CALLS,
     AuthFailed,
     BadRequest,

@@ -61,7 +61,7 @@ def test_memory_rules_see_the_visible_form(text: str, code: str) -> None:
 
 
 def test_observations_are_the_result_text_of_each_result() -> None:
-    assert MAX_RESULT_CHARS == Observation.model_fields["text"].metadata[0].max_length
+    assert Observation.model_fields["text"].metadata[0].max_length == MAX_RESULT_CHARS
     plan = [("get_ticket", {"ticket_id": "T-601"}), ("get_ticket", {"ticket_id": "T-699"}),
             ("lookup_document", {"doc_id": "kc-returns-v3"})]
     agent, _ = lab(decider=FixedPlan(plan))

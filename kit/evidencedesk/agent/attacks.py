@@ -15,16 +15,16 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, Literal
+from typing import ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from evidencedesk.agent.fakes import FAKE_MODEL, FakeModel
 from evidencedesk.agent.loop import Agent, ModelDecider, RunBudget
 from evidencedesk.agent.memory import WRITE_CODES, SessionMemory
 from evidencedesk.agent.scenarios import AGENT_DATA, lab
 from evidencedesk.agent.state import REASONS
-from evidencedesk.attacks import KINDS, AttackError, Outcome, holds_secret
+from evidencedesk.attacks import AttackError, AttackRow, Outcome, holds_secret
 from evidencedesk.llm import ScriptedClient
 from evidencedesk.strictjson import read_jsonl
 from evidencedesk.tools import INVALID_ARGUMENTS, NOT_ALLOWED, TOO_LARGE, Outbox
@@ -65,7 +65,7 @@ class AgentInput(_Input):
 INPUTS: dict[str, type[_Input]] = {"memory": MemoryInput, "agent": AgentInput}
 
 
-class Attack(BaseModel):
+class Attack(AttackRow):
     """One row of agent/attacks.jsonl. Strict, like attacks.Attack: every row's input fits its target.
 
     secret: text that must not be found, in any case or compatibility form, in anything the row logs.
@@ -73,24 +73,12 @@ class Attack(BaseModel):
     expect="stuck", why="not JSON")
     """
 
-    model_config = ConfigDict(extra="forbid", strict=True)
-    id: str = Field(pattern=r"^a[0-9]{2}$")
-    kind: Literal[KINDS]  # type: ignore[valid-type]
-    target: Literal[tuple(INPUTS)]  # type: ignore[valid-type]
-    input: dict[str, Any]
-    expect: str
-    secret: str = ""
-    why: str = Field(min_length=1)
+    INPUTS: ClassVar[dict[str, type[BaseModel]]] = INPUTS
+    CODES: ClassVar[dict[str, tuple[str, ...]]] = CODES
 
-    @model_validator(mode="after")
-    def input_and_expect_fit_the_target(self) -> Attack:
-        INPUTS[self.target].model_validate(self.input)
-        if self.expect not in CODES[self.target]:
-            known = ", ".join(CODES[self.target])
-            raise ValueError(f"expect {self.expect!r} is not a code of target {self.target}: {known}")
+    def table_rules(self) -> None:
         if self.target == "agent" and self.input["model"] not in FakeModel.KINDS:
             raise ValueError(f"unknown model {self.input['model']!r}; known: {', '.join(FakeModel.KINDS)}")
-        return self
 
 
 def load_attacks(path: str | Path | None = None) -> list[Attack]:

@@ -38,7 +38,6 @@ from evidencedesk.agent.approval import (
     APPROVERS,
     CANCELLED,
     DECLINED,
-    TTL_S,
     ApprovalDesk,
     Request,
     Verdict,
