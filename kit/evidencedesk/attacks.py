@@ -230,7 +230,14 @@ def check_attack(row: Attack) -> list[str]:
     secret is in no log.
     Example: [check_attack(row) for row in load_attacks()] == [[], [], ...]
     """
-    outcome = run_attack(row)
+    return held(row, run_attack(row))
+
+
+def held(row: AttackRow, outcome: Outcome) -> list[str]:
+    """Every way an outcome breaks what any attack table holds: the row's code, no email, no secret in a log.
+
+    Example: held(row, run_attack(row)) == []  # the attack was held
+    """
     problems = []
     if outcome.code != row.expect:
         problems.append(f"{row.id} code: expected {row.expect!r}, got {outcome.code!r}")
