@@ -185,6 +185,7 @@ def kit_edit(folder: Path, repo: Path) -> dict:
         {"full", "edit", "undo", "own" (seconds: the rebuilds and APPROVAL_PAGE's own run), "counts" (pages
         run by each rebuild)}.
     """
+    shutil.rmtree(folder / ".cache", ignore_errors=True)  # the earlier figures' builds stored runs keyed on every input
     done = subprocess.run([sys.executable, "-c", KIT_EDIT_SCRIPT, "mkdocs.yml", str(folder / EDITED), APPROVAL_PAGE,
                            str(repo)], cwd=folder, env={**os.environ, **QUIET, "SITEBUILD_MODE": "serve"},
                           capture_output=True, text=True, check=False)
