@@ -17,6 +17,8 @@ import signal
 import time
 from pathlib import Path
 
+from .reaper import proc_stat
+
 MARK_ENV = "SITEBUILD_BLOCK"  # names the block in its processes' environment, so leftovers can be found
 PF_KTHREAD = 0x00200000  # a flag of /proc/PID/stat: a kernel thread, which has no environment to read
 SETTLE_POLLS = 250  # times 2 ms: a bound on waiting for a process to finish an exec, never an assertion about speed
@@ -25,7 +27,7 @@ SETTLE_POLLS = 250  # times 2 ms: a bound on waiting for a process to finish an 
 def start_time(pid: int) -> int:
     """When a process started, in clock ticks after boot (/proc/PID/stat, field 22); 0 where /proc cannot say."""
     with contextlib.suppress(OSError, ValueError, IndexError):
-        return int(_stat(pid)[1][19])
+        return int(proc_stat(pid)[1][19])
     return 0
 
 
@@ -46,7 +48,7 @@ def _leftovers(session_id: int, mark: str, since: int = 0) -> list[tuple[int, st
         with contextlib.suppress(OSError, ValueError, IndexError):
             if pid == os.getpid():
                 continue
-            name, fields = _stat(pid)
+            name, fields = proc_stat(pid)
             if fields[0] == b"Z" or int(fields[19]) < since or int(fields[6]) & PF_KTHREAD:
                 continue
             if int(fields[3]) == session_id:
@@ -77,20 +79,13 @@ def _settle(unsettled: list[int], marker: bytes) -> list[tuple[int, str]]:
         for pid in list(unsettled):
             with contextlib.suppress(OSError, ValueError, IndexError):
                 carries = _carries(pid, marker)
-                name, fields = _stat(pid)  # read after the exec: named after the program it now runs
+                name, fields = proc_stat(pid)  # read after the exec: named after the program it now runs
                 if carries is None and fields[0] != b"Z":
                     continue  # still in its exec
                 if carries:
                     found.append((pid, name))
             unsettled.remove(pid)
     return found
-
-
-def _stat(pid: int) -> tuple[str, list[bytes]]:
-    """A process's name and the fields of /proc/PID/stat after it (fields[0] is field 3, the state)."""
-    with open(f"/proc/{pid}/stat", "rb") as stat:
-        name, rest = stat.read().rsplit(b")", 1)
-    return name.split(b"(", 1)[1].decode(errors="replace"), rest.split()
 
 
 def kill_leftovers(session_id: int, mark: str, since: int = 0) -> tuple[str, ...]:
