@@ -35,6 +35,9 @@ def _leftovers(session_id: int, mark: str, since: int = 0) -> list[tuple[int, st
     """(pid, name) of live processes in the session, or carrying mark in their environment (a process that
     left the session with setsid still carries it); read from /proc, [] where there is none.
 
+    session_id: the block's session (a pid); 0 or less matches no session. Session 0 is no block's: under an
+    init that never called setsid (a container's, a sandbox's), every process not in a session of its own
+    reports session 0, so matching it would take any process started after the block for the block's.
     since: the block's start_time; a process that started before it cannot be the block's, so its
     environment is not read (with a browser running, most processes on the machine are such).
     A process in the middle of an exec has left the session (setsid) and shows an empty environment until
@@ -51,7 +54,7 @@ def _leftovers(session_id: int, mark: str, since: int = 0) -> list[tuple[int, st
             name, fields = proc_stat(pid)
             if fields[0] == b"Z" or int(fields[19]) < since or int(fields[6]) & PF_KTHREAD:
                 continue
-            if int(fields[3]) == session_id:
+            if session_id > 0 and int(fields[3]) == session_id:
                 found.append((pid, name))
             elif (carries := _carries(pid, marker)) is None:
                 unsettled.append(pid)

@@ -94,6 +94,30 @@ def test_a_leftover_caught_in_the_middle_of_an_exec_is_read_again_until_its_envi
     assert [pid for pid, _ in found] == [process.pid]
 
 
+def test_session_zero_is_no_blocks_session(monkeypatch):
+    # Under an init that never called setsid (a container's, CI's sandbox), every process outside a session of
+    # its own reports session 0; a scan given session 0 took another test's children for its own (CI, 2026-12-01).
+    import sitebuild.leftovers as leftovers
+
+    process = subprocess.Popen(["sleep", "30"], stdin=subprocess.DEVNULL)
+    real = leftovers.proc_stat
+
+    def in_session_zero(pid):
+        name, fields = real(pid)
+        if pid == process.pid:
+            fields = [*fields[:3], b"0", *fields[4:]]  # fields[3] is field 6, the session
+        return name, fields
+
+    monkeypatch.setattr(leftovers, "proc_stat", in_session_zero)
+    try:
+        found = _leftovers(0, f"test {os.getpid()} none", start_time(process.pid))
+    finally:
+        process.kill()
+        process.wait()
+
+    assert found == []
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
