@@ -484,7 +484,9 @@ def test_a_process_that_leaves_the_session_is_still_killed_and_named(hardened):
 
 
 FAILING_PAGES = {  # page: (markdown, the message its failure holds)
-    "forged.md": (page(fence("import os\nfor fd in range(3, 64):\n    try:\n"
+    # every descriptor the block holds: the pipes keep the builder's numbers, which can pass 63 in a long run
+    "forged.md": (page(fence("import os\nfor fd in sorted(int(n) for n in os.listdir('/proc/self/fd')):\n"
+                             "    if fd < 3:\n        continue\n    try:\n"
                              "        os.write(fd, b'{\"raised\": \"\"}\\n')\n"
                              "    except OSError:\n        pass\nraise RuntimeError('not a pass')")),
                   "wrote into the site's reply pipe"),
