@@ -63,10 +63,23 @@ CONTRAST = """(el) => {
 }"""
 
 
+# Nothing here searches, and Material's search worker rebuilds the site's whole index on every page load
+# (about 0.45 CPU-s a load): in these tests it gets a worker that does nothing. The real worker, on every
+# page, and search itself are test_browser.py's (each page's load, and test_search_finds_a_term_from_each_page).
+NO_SEARCH_INDEX = """(() => {
+  const Real = window.Worker;
+  window.Worker = function (url, options) {
+    const idle = URL.createObjectURL(new Blob([""], {type: "text/javascript"}));
+    return new Real(String(url).includes("/workers/search") ? idle : url, options);
+  };
+})();"""
+
+
 @pytest.fixture(params=COMBOS, ids=[f"{w}px-{s}" for w, s in COMBOS])
 def reader(request, browser) -> Iterator[Tab]:  # noqa: F811 - the fixture of test_browser.py
     width, scheme = request.param
     context = browser.new_context(viewport={"width": width, "height": HEIGHT}, color_scheme=scheme)
+    context.add_init_script(NO_SEARCH_INDEX)
     tab = Tab(context.new_page())
     tab.page.on("console", lambda message: tab.errors.append(message.text) if message.type == "error" else None)
     tab.page.on("pageerror", lambda error: tab.errors.append(f"uncaught: {error}"))
@@ -87,28 +100,6 @@ def legible(tab: Tab, selector: str) -> None:
 def minutes(site_dir: Path, src_uri: str) -> int:  # noqa: F811
     text = (site_dir / page_url(src_uri) / "index.html").read_text(encoding="utf-8")
     return int(dict(CHROME_FIGURE.findall(text))["read"])
-
-
-def test_the_syllabus_shows_each_page_of_the_course_with_its_minutes_and_marks_this_one(reader, base_url, site):  # noqa: F811
-    page = reader.page
-    for here in (PAGES[1], PAGES[-1]):
-        visit(reader, base_url, here.src_uri)
-        with screenshot_on_failure(reader, f"syllabus-{page_url(here.src_uri)}"):
-            if reader.width < 1220:  # a phone or tablet: the syllabus is in the drawer
-                page.locator('label.md-header__button[for="__drawer"]').click()
-                page.wait_for_function("() => document.getElementById('__drawer').checked", timeout=WAIT_MS)
-            # the current page's entry: its link, or on a phone the label that opens its contents (Material's)
-            active = page.locator(".md-sidebar--primary .md-nav__link--active >> visible=true")
-            active.first.wait_for(state="visible", timeout=WAIT_MS)
-            assert here.title in active.first.inner_text()
-            course = [p for p in PAGES if p.course == here.course]
-            links = page.locator(".md-sidebar--primary .md-nav__link >> visible=true")
-            for other in course:
-                link = links.filter(has_text=other.title).first
-                assert link.is_visible(), f"{other.title} is not in the syllabus of {here.title}"
-                assert f"{minutes(site, other.src_uri)} min" in link.inner_text()
-            page.wait_for_function(SETTLED, timeout=WAIT_MS)
-            legible(reader, ".md-sidebar--primary .md-nav__link--active .md-ellipsis >> visible=true")
 
 
 def test_the_home_page_presents_both_courses_from_the_nav(reader, base_url, site):  # noqa: F811
@@ -132,79 +123,6 @@ def test_the_home_page_presents_both_courses_from_the_nav(reader, base_url, site
         assert start.inner_text() == PAGES[0].title  # nothing read yet: start at the beginning
         legible(reader, ".course-syllabus__minutes")
         legible(reader, ".course-syllabus__figures")
-
-
-# The browser looks at the first and last page of each course and one page in between; that the chrome on
-# every page holds the right links and boxes is read from the built HTML (test_every_course_page_...).
-LOOKED_AT = list(dict.fromkeys([p for p in PAGES if p.number in (1, p.count)] + [PAGES[1]]))
-
-
-def built_page(folder: Path, src_uri: str) -> str:
-    """The built HTML of a page of the site in folder."""
-    return (folder / page_url(src_uri) / "index.html").read_text(encoding="utf-8")
-
-
-def test_every_course_page_links_the_kit_and_only_first_and_last_pages_hold_their_boxes(site):  # noqa: F811
-    for here in PAGES:
-        html = built_page(site, here.src_uri)
-        first = next(p for p in PAGES if p.course == here.course)
-        kit = re.search(r'<a [^>]*data-chrome="kit" href="([^"]*)"', html)
-        assert kit, here.title
-        assert urljoin("/" + page_url(here.src_uri), kit.group(1)) == "/" + page_url(first.src_uri) + "#get-the-kit"
-        assert ('id="get-the-kit"' in html) == (here == first), here.title
-        assert ('data-chrome="complete"' in html) == (here.number == here.count), here.title
-
-
-def test_the_first_page_of_each_course_has_the_kit_box_and_every_page_links_to_it(reader, base_url):  # noqa: F811
-    page = reader.page
-    for here in LOOKED_AT:
-        visit(reader, base_url, here.src_uri)
-        with screenshot_on_failure(reader, f"kit-{page_url(here.src_uri)}"):
-            first = next(p for p in PAGES if p.course == here.course)
-            link = page.locator('[data-chrome="kit"]')
-            assert link.is_visible()
-            assert link.evaluate("a => a.href") == base_url + page_url(first.src_uri) + "#get-the-kit"
-            box = page.locator("#get-the-kit")
-            if here != first:
-                assert box.count() == 0
-                continue
-            assert box.is_visible()
-            text = box.inner_text()
-            assert "evidencedesk-kit/" in text and 'pip install -e ".[test]"' in text and "Bash" in text
-            download = box.locator("a[download]").evaluate("a => a.href")
-            status = page.evaluate("url => fetch(url).then(r => r.status)", download)
-            assert download.endswith("downloads/evidencedesk-kit.zip") and status == 200
-            legible(reader, "#get-the-kit p:not(.admonition-title)")
-
-
-def test_kit_excerpts_are_python_titled_with_their_file_numbered_and_never_wrapped(reader, base_url):  # noqa: F811
-    page = reader.page
-    for src_uri in ("beginner/provider-neutral-llm-clients.md", "advanced/agent-loops-state-memory.md"):
-        expected = [e for s in read_page(ROOT, src_uri) if s.block.language == "bash"
-                    for e in kit_excerpts(s.block.code, s.output, ROOT) or []]
-        visit(reader, base_url, src_uri)
-        with screenshot_on_failure(reader, f"excerpts-{page_url(src_uri)}"):
-            boxes = page.locator("article .kit-excerpt").evaluate_all("""els => els.map(box => {
-              const code = box.querySelector('pre > code');
-              return {title: box.querySelector('.filename').textContent, text: code.textContent,
-                      python: box.classList.contains('language-python'),
-                      tokens: code.querySelectorAll('.k, .nf, .s2').length,
-                      white: getComputedStyle(code).whiteSpace,
-                      numbers: [...code.querySelectorAll('[data-linenos]')].map(n => Number(n.dataset.linenos)),
-                      gaps: [...code.querySelectorAll('.kit-excerpt__gap')].map(
-                        g => getComputedStyle(g, '::before').content),
-                      tall: [...code.querySelectorAll('.kit-excerpt__line:not(.kit-excerpt__gap)')].filter(l =>
-                        l.getBoundingClientRect().height > 1.5 * parseFloat(getComputedStyle(code).lineHeight)
-                      ).length};
-            })""")
-            assert len(boxes) == len(expected)
-            for box, excerpt in zip(boxes, expected, strict=True):
-                assert box["title"] == excerpt.path and box["python"] and box["tokens"] > 0
-                assert box["text"] == "".join(line + "\n" for _, line in excerpt.lines), "the printed text changed"
-                assert box["numbers"] == [n for n, _ in excerpt.lines]
-                assert len(box["gaps"]) == len(excerpt.gaps()) and all("not shown" in g for g in box["gaps"])
-                assert box["white"] == "pre" and box["tall"] == 0, "an excerpt line wraps"
-            legible(reader, "article .kit-excerpt .filename")
 
 
 def test_progress_is_honest_and_kept_in_the_browser(reader, base_url):  # noqa: F811
@@ -235,61 +153,173 @@ def test_progress_is_honest_and_kept_in_the_browser(reader, base_url):  # noqa: 
         legible(reader, "[data-progress-continue] p:not(.admonition-title)")
 
 
-def test_the_last_page_of_each_course_says_it_is_complete_and_where_to_go_next(reader, base_url):  # noqa: F811
+# Each combination of width and scheme loads each page it looks at once, and runs on that load every check
+# that concerns the page: the first and last page of each course and one page between (the kit box and
+# its link, course complete, the notebook and script links, the syllabus), the two pages with kit
+# excerpts, and the two whose diagrams and tables are widest on a phone. That the chrome of every page
+# holds the right links and boxes is read from the built HTML (test_every_course_page_links_the_kit_...).
+LOOKED_AT = list(dict.fromkeys([p for p in PAGES if p.number in (1, p.count)] + [PAGES[1]]))
+EXCERPT_PAGES = ("beginner/provider-neutral-llm-clients.md", "advanced/agent-loops-state-memory.md")
+PHONE_PAGES = ("advanced/agent-loops-state-memory.md", "beginner/safe-failure-security-regression-tests.md")
+NOTEBOOK_PAGES = (PAGES[0].src_uri, PAGES[-1].src_uri)
+SYLLABUS_PAGES = (PAGES[1].src_uri, PAGES[-1].src_uri)
+BY_SRC = {p.src_uri: p for p in PAGES}
+TOURED = list(dict.fromkeys([p.src_uri for p in LOOKED_AT] + [*EXCERPT_PAGES, *PHONE_PAGES, *NOTEBOOK_PAGES,
+                                                               *SYLLABUS_PAGES]))
+
+
+def built_page(folder: Path, src_uri: str) -> str:
+    """The built HTML of a page of the site in folder."""
+    return (folder / page_url(src_uri) / "index.html").read_text(encoding="utf-8")
+
+
+def test_every_course_page_links_the_kit_and_only_first_and_last_pages_hold_their_boxes(site):  # noqa: F811
+    for here in PAGES:
+        html = built_page(site, here.src_uri)
+        first = next(p for p in PAGES if p.course == here.course)
+        kit = re.search(r'<a [^>]*data-chrome="kit" href="([^"]*)"', html)
+        assert kit, here.title
+        assert urljoin("/" + page_url(here.src_uri), kit.group(1)) == "/" + page_url(first.src_uri) + "#get-the-kit"
+        assert ('id="get-the-kit"' in html) == (here == first), here.title
+        assert ('data-chrome="complete"' in html) == (here.number == here.count), here.title
+
+
+@pytest.mark.parametrize("src_uri", TOURED)
+def test_what_a_reader_finds_on_the_page(reader, base_url, site, src_uri):  # noqa: F811
+    """One load of the page, then each check that concerns it; the syllabus last, since it opens the drawer."""
+    here = BY_SRC[src_uri]
+    visit(reader, base_url, src_uri)
+    with screenshot_on_failure(reader, f"reader-{page_url(src_uri)}"):
+        if here in LOOKED_AT:
+            check_the_kit_box_and_the_link_to_it(reader, base_url, here)
+            check_course_complete_and_where_it_leads(reader, base_url, here)
+        if src_uri in EXCERPT_PAGES:
+            check_kit_excerpts_are_python_titled_numbered_and_never_wrapped(reader, src_uri)
+        if src_uri in PHONE_PAGES:
+            check_diagrams_fit_or_say_they_scroll_and_table_cells_keep_words_whole(reader, site, src_uri)
+        if src_uri in NOTEBOOK_PAGES:
+            check_the_notebook_and_script_links(reader, here)
+        if src_uri in SYLLABUS_PAGES:
+            check_the_syllabus_shows_each_page_with_its_minutes_and_marks_this_one(reader, site, here)
+
+
+def check_the_kit_box_and_the_link_to_it(reader, base_url, here) -> None:
+    """The first page of each course has the kit box (download, install, where Bash runs); every page links it."""
     page = reader.page
+    first = next(p for p in PAGES if p.course == here.course)
+    link = page.locator('[data-chrome="kit"]')
+    assert link.is_visible()
+    assert link.evaluate("a => a.href") == base_url + page_url(first.src_uri) + "#get-the-kit"
+    box = page.locator("#get-the-kit")
+    if here != first:
+        assert box.count() == 0
+        return
+    assert box.is_visible()
+    text = box.inner_text()
+    assert "evidencedesk-kit/" in text and 'pip install -e ".[test]"' in text and "Bash" in text
+    download = box.locator("a[download]").evaluate("a => a.href")
+    status = page.evaluate("url => fetch(url).then(r => r.status)", download)
+    assert download.endswith("downloads/evidencedesk-kit.zip") and status == 200
+    legible(reader, "#get-the-kit p:not(.admonition-title)")
+
+
+def check_course_complete_and_where_it_leads(reader, base_url, here) -> None:
+    """The last page of each course says the course is complete and links the next course, or home."""
+    page = reader.page
+    box = page.locator('[data-chrome="complete"]')
+    if here.number != here.count:
+        assert box.count() == 0, here.title
+        return
+    assert box.is_visible() and "Course complete" in box.inner_text()
     sections = list(dict.fromkeys(p.course for p in PAGES))
-    for here in LOOKED_AT:
-        visit(reader, base_url, here.src_uri)
-        box = page.locator('[data-chrome="complete"]')
-        if here.number != here.count:
-            assert box.count() == 0, here.title
-            continue
-        with screenshot_on_failure(reader, f"complete-{page_url(here.src_uri)}"):
-            assert box.is_visible() and "Course complete" in box.inner_text()
-            following = sections.index(here.course) + 1
-            target = (page_url(next(p for p in PAGES if p.course == sections[following]).src_uri)
-                      if following < len(sections) else "")
-            assert page.locator('[data-chrome="next-course"]').evaluate("a => a.href") == base_url + target
-            legible(reader, '[data-chrome="complete"] p:not(.admonition-title)')
+    following = sections.index(here.course) + 1
+    target = (page_url(next(p for p in PAGES if p.course == sections[following]).src_uri)
+              if following < len(sections) else "")
+    assert page.locator('[data-chrome="next-course"]').evaluate("a => a.href") == base_url + target
+    legible(reader, '[data-chrome="complete"] p:not(.admonition-title)')
 
 
-def test_on_a_phone_diagrams_fit_or_say_they_scroll_and_table_cells_keep_words_whole(reader, base_url, site):  # noqa: F811
+def check_kit_excerpts_are_python_titled_numbered_and_never_wrapped(reader, src_uri) -> None:
+    """Each `sed -n` excerpt of a kit file is Python, titled with its file, numbered as in it, never wrapped."""
     page = reader.page
-    for src_uri in ("advanced/agent-loops-state-memory.md", "beginner/safe-failure-security-regression-tests.md"):
-        visit(reader, base_url, src_uri)
-        diagrams = (site / page_url(src_uri) / "index.html").read_text(encoding="utf-8").count('<pre class="mermaid">')
-        with screenshot_on_failure(reader, f"phone-{page_url(src_uri)}"):
-            page.wait_for_function(f"() => document.querySelectorAll('div.mermaid + .diagram-scroll-hint').length === "
-                                   f"{diagrams}", timeout=WAIT_MS)
-            page.wait_for_function("() => [...document.querySelectorAll('div.mermaid')].every(d => "
-                                   "d.nextElementSibling.hidden === (d.scrollWidth <= d.clientWidth + 1))",
-                                   timeout=WAIT_MS)
-            for diagram in page.locator("article div.mermaid").evaluate_all("""els => els.map(d => ({
-                fits: d.scrollWidth <= d.clientWidth + 1, scrolls: getComputedStyle(d).overflowX,
-                hint: !d.nextElementSibling.hidden && d.nextElementSibling.getBoundingClientRect().height > 0}))"""):
-                assert diagram["fits"] or (diagram["scrolls"] == "auto" and diagram["hint"]), diagram
-            split = page.locator("article td code").evaluate_all("els => els.filter(c => c.getClientRects().length > 1)"
-                                                                 ".map(c => c.textContent)")
-            assert split == [], f"identifiers broken across lines in a table at {reader.width} px"
-            styles = page.locator("article td").evaluate_all(
-                "els => [...new Set(els.map(t => getComputedStyle(t).wordBreak + '/' + "
-                "getComputedStyle(t).overflowWrap))]")
-            assert all(s == "normal/normal" for s in styles), styles
-            if page.locator(".diagram-scroll-hint:not([hidden])").count():
-                legible(reader, ".diagram-scroll-hint:not([hidden])")
+    expected = [e for s in read_page(ROOT, src_uri) if s.block.language == "bash"
+                for e in kit_excerpts(s.block.code, s.output, ROOT) or []]
+    boxes = page.locator("article .kit-excerpt").evaluate_all("""els => els.map(box => {
+      const code = box.querySelector('pre > code');
+      return {title: box.querySelector('.filename').textContent, text: code.textContent,
+              python: box.classList.contains('language-python'),
+              tokens: code.querySelectorAll('.k, .nf, .s2').length,
+              white: getComputedStyle(code).whiteSpace,
+              numbers: [...code.querySelectorAll('[data-linenos]')].map(n => Number(n.dataset.linenos)),
+              gaps: [...code.querySelectorAll('.kit-excerpt__gap')].map(
+                g => getComputedStyle(g, '::before').content),
+              tall: [...code.querySelectorAll('.kit-excerpt__line:not(.kit-excerpt__gap)')].filter(l =>
+                l.getBoundingClientRect().height > 1.5 * parseFloat(getComputedStyle(code).lineHeight)
+              ).length};
+    })""")
+    assert len(boxes) == len(expected)
+    for box, excerpt in zip(boxes, expected, strict=True):
+        assert box["title"] == excerpt.path and box["python"] and box["tokens"] > 0
+        assert box["text"] == "".join(line + "\n" for _, line in excerpt.lines), "the printed text changed"
+        assert box["numbers"] == [n for n, _ in excerpt.lines]
+        assert len(box["gaps"]) == len(excerpt.gaps()) and all("not shown" in g for g in box["gaps"])
+        assert box["white"] == "pre" and box["tall"] == 0, "an excerpt line wraps"
+    legible(reader, "article .kit-excerpt .filename")
 
 
-def test_every_course_page_links_its_notebook_and_script(reader, base_url):  # noqa: F811
+def check_diagrams_fit_or_say_they_scroll_and_table_cells_keep_words_whole(reader, site, src_uri) -> None:  # noqa: F811
+    """Every diagram fits the width or shows that it scrolls; table cells break between words, never inside."""
     page = reader.page
-    for here in (PAGES[0], PAGES[-1]):
-        visit(reader, base_url, here.src_uri)
-        with screenshot_on_failure(reader, f"notebook-{page_url(here.src_uri)}"):
-            notebook = page.locator('[data-chrome="notebook"]').evaluate("a => a.href")
-            script = page.locator('[data-chrome="script"]').evaluate("a => a.href")
-            assert notebook.endswith(".ipynb") and script.endswith(".py")
-            book = page.evaluate("url => fetch(url).then(r => r.json())", notebook)
-            code = [c for c in book["cells"] if c["cell_type"] == "code"]
-            shown = read_page(ROOT, here.src_uri)
-            assert len(code) == len(shown) and book["nbformat"] == 4
-            text = page.evaluate("url => fetch(url).then(r => r.text())", script)
-            assert re.search(rf"^{re.escape(here.title)}: every block", text.removeprefix('"""'))
+    diagrams = (site / page_url(src_uri) / "index.html").read_text(encoding="utf-8").count('<pre class="mermaid">')
+    page.wait_for_function(f"() => document.querySelectorAll('div.mermaid + .diagram-scroll-hint').length === "
+                           f"{diagrams}", timeout=WAIT_MS)
+    page.wait_for_function("() => [...document.querySelectorAll('div.mermaid')].every(d => "
+                           "d.nextElementSibling.hidden === (d.scrollWidth <= d.clientWidth + 1))",
+                           timeout=WAIT_MS)
+    for diagram in page.locator("article div.mermaid").evaluate_all("""els => els.map(d => ({
+        fits: d.scrollWidth <= d.clientWidth + 1, scrolls: getComputedStyle(d).overflowX,
+        hint: !d.nextElementSibling.hidden && d.nextElementSibling.getBoundingClientRect().height > 0}))"""):
+        assert diagram["fits"] or (diagram["scrolls"] == "auto" and diagram["hint"]), diagram
+    split = page.locator("article td code").evaluate_all("els => els.filter(c => c.getClientRects().length > 1)"
+                                                         ".map(c => c.textContent)")
+    assert split == [], f"identifiers broken across lines in a table at {reader.width} px"
+    styles = page.locator("article td").evaluate_all(
+        "els => [...new Set(els.map(t => getComputedStyle(t).wordBreak + '/' + "
+        "getComputedStyle(t).overflowWrap))]")
+    assert all(s == "normal/normal" for s in styles), styles
+    if page.locator(".diagram-scroll-hint:not([hidden])").count():
+        legible(reader, ".diagram-scroll-hint:not([hidden])")
+
+
+def check_the_notebook_and_script_links(reader, here) -> None:
+    """The chrome links the page as a notebook (its shown blocks as cells) and as a script."""
+    page = reader.page
+    notebook = page.locator('[data-chrome="notebook"]').evaluate("a => a.href")
+    script = page.locator('[data-chrome="script"]').evaluate("a => a.href")
+    assert notebook.endswith(".ipynb") and script.endswith(".py")
+    book = page.evaluate("url => fetch(url).then(r => r.json())", notebook)
+    code = [c for c in book["cells"] if c["cell_type"] == "code"]
+    shown = read_page(ROOT, here.src_uri)
+    assert len(code) == len(shown) and book["nbformat"] == 4
+    text = page.evaluate("url => fetch(url).then(r => r.text())", script)
+    assert re.search(rf"^{re.escape(here.title)}: every block", text.removeprefix('"""'))
+
+
+def check_the_syllabus_shows_each_page_with_its_minutes_and_marks_this_one(reader, site, here) -> None:  # noqa: F811
+    """The navigation lists the course's pages with their minutes and marks this one (in the drawer on a phone)."""
+    page = reader.page
+    if reader.width < 1220:  # a phone or tablet: the syllabus is in the drawer
+        page.locator('label.md-header__button[for="__drawer"]').click()
+        page.wait_for_function("() => document.getElementById('__drawer').checked", timeout=WAIT_MS)
+    # the current page's entry: its link, or on a phone the label that opens its contents (Material's)
+    active = page.locator(".md-sidebar--primary .md-nav__link--active >> visible=true")
+    active.first.wait_for(state="visible", timeout=WAIT_MS)
+    assert here.title in active.first.inner_text()
+    course = [p for p in PAGES if p.course == here.course]
+    links = page.locator(".md-sidebar--primary .md-nav__link >> visible=true")
+    for other in course:
+        link = links.filter(has_text=other.title).first
+        assert link.is_visible(), f"{other.title} is not in the syllabus of {here.title}"
+        assert f"{minutes(site, other.src_uri)} min" in link.inner_text()
+    page.wait_for_function(SETTLED, timeout=WAIT_MS)
+    legible(reader, ".md-sidebar--primary .md-nav__link--active .md-ellipsis >> visible=true")
