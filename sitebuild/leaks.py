@@ -108,8 +108,8 @@ def machine_facts(root: Path | None = None) -> list[Fact]:
     facts.append(Fact("the CPU count", str(os.cpu_count() or 1), "cpu"))
     if hasattr(os, "sched_getaffinity"):
         facts.append(Fact("the CPU count", str(len(os.sched_getaffinity(0))), "cpu"))
-    if root is not None:
-        for name in {root.name, root.resolve().name} - words:  # a folder named like a word of the site is no sign
+    if root is not None:  # a folder's name, even one named like a word of the site ("main"), is this machine's
+        for name in {root.name, root.resolve().name}:  # found only where the code reads the folder (SOURCES)
             facts.append(Fact("the checkout's folder name", name, "folder"))
     return facts
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sitebuild.leaks import machine_facts, machine_values, redact, secret_values, secrets_in
-from tests.conftest import approved_entries, fence, page
+from tests.conftest import approved_entries, create_site, fence, page
 
 pytestmark = pytest.mark.site
 
@@ -53,6 +53,25 @@ def test_a_value_read_in_one_python_block_and_printed_in_a_later_one_is_found(ma
     accepted = site.accept()
 
     assert accepted.code != 0 and "the CPU count" in accepted.output, accepted
+
+
+@pytest.mark.parametrize("code", ['basename "$PWD"', "from pathlib import Path\nprint(Path.cwd().name)"])
+def test_a_checkout_named_like_a_word_of_the_site_is_found_where_the_code_reads_it(code, tmp_path):
+    # a checkout called "main" (CI's is), or any word the pages hold: printed by code that reads the folder,
+    # it would differ on the next machine as much as any other name
+    language = "bash" if "PWD" in code else "python"
+    site = create_site(tmp_path / "main", {"index.md": page("A main loop.\n\n" + fence(code, language))})
+
+    accepted = site.accept()
+
+    assert accepted.code != 0, accepted
+    assert "the checkout's folder name 'main'" in accepted.output
+
+
+def test_a_checkout_named_like_a_word_of_the_site_passes_where_the_code_does_not_read_it(tmp_path):
+    site = create_site(tmp_path / "main", {"index.md": page(fence("print('the main loop')"))})
+
+    assert site.accept().code == 0
 
 
 def test_ordinary_words_and_numbers_pass_when_the_code_reads_no_machine_value(make_site):
