@@ -13,14 +13,13 @@ A learner who opens a page's notebook needs a Jupyter kernel too: install() also
 it needs, at the versions of requirements.lock) into the venv, from the same wheels, and writes a kernel
 spec for that venv (KERNELS), which run_notebook() starts with nbclient, Jupyter's own executor.
 
-The tests that use it: test_kit_download.py (the archive, the kit's own tests, the test counts pages show)
-and test_kit_replay.py (each page's notebook, run in the install).
+The tests that use it: test_kit_download.py (the archive, the kit's own tests) and test_kit_replay.py (each
+page's notebook, run in the install, its test count included).
 """
 
 from __future__ import annotations
 
 import base64
-import dataclasses
 import hashlib
 import importlib.metadata
 import io
@@ -33,16 +32,13 @@ import tomllib
 import zipfile
 from pathlib import Path
 
-from mkdocs.utils.meta import get_data
 from packaging.requirements import Requirement
 
 from sitebuild import notebooks
-from sitebuild.approved import clean, diff, parse
-from sitebuild.blocks import Block, front_matter_lines, page_blocks
+from sitebuild.approved import clean, diff
 from sitebuild.coursenav import course_pages, read_config
 from sitebuild.gen_downloads import FOLDER, kit_download
-from sitebuild.runner import Result, block_env, relative
-from sitebuild.verify import expected_exit
+from sitebuild.runner import block_env, relative
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = read_config(ROOT / "mkdocs.yml")
@@ -52,6 +48,11 @@ PAGES_WITH_BLOCKS = [p.src_uri for p in course_pages(CONFIG["nav"])
                      if 'exec="on"' in (ROOT / "docs" / p.src_uri).read_text(encoding="utf-8")]
 # A test count block: `python -m pytest FILES | tail -n 1 | sed ...`, which prints "N passed".
 COUNT_BLOCK = re.compile(r"python -m pytest ((?:kit/tests/\S+\.py ?)+)\| tail -n 1 \| sed 's/ in \[0-9\.\]\*s//'")
+# The kit test files some page's count block runs: the replay runs them there (as each page's notebook does),
+# so the download's own run of the kit's tests leaves them out (found in the pages' text, cheaply).
+COUNTED_FILES = sorted({file for src in PAGES_WITH_BLOCKS
+                        for match in COUNT_BLOCK.finditer((ROOT / "docs" / src).read_text(encoding="utf-8"))
+                        for file in match.group(1).split()})
 
 
 def needed(requirements: list[str], extras: tuple[str, ...] = ()) -> set[str]:
@@ -141,41 +142,11 @@ def install(folder: Path) -> str:
     return ""
 
 
-def count_files(block: Block) -> list[str] | None:
-    """The kit test files a test count block runs (see COUNT_BLOCK), or None for any other block."""
-    match = COUNT_BLOCK.fullmatch(block.code.strip()) if block.language == "bash" else None
-    return match.group(1).split() if match else None
-
-
-def shown_blocks(src_uri: str) -> tuple[list[Block], dict[str, str]]:
-    """A page's blocks whose source it shows (the ones a learner can copy), each with the code as the page
-    shows it (lines marked `# markdown-exec: hide` left out), and its approved outputs by key."""
-    source = (ROOT / "docs" / src_uri).read_text(encoding="utf-8")
-    markdown, _ = get_data(source)
-    shown = [dataclasses.replace(block, code=block.shown_code)
-             for block in page_blocks(markdown, line_offset=front_matter_lines(source, markdown))
-             if block.show == "all"]
-    approved = parse((ROOT / "data" / src_uri).with_suffix(".txt").read_text(encoding="utf-8"), src_uri)
-    return shown, approved
-
-
-def differences(src_uri: str, blocks: list[Block], results: list[Result], approved: dict[str, str]) -> list[str]:
-    """For each block whose result fails (its returncode option applied) or prints other than its approved
-    output: its label, why, and the diff."""
-    found = []
-    for block, result in zip(blocks, results, strict=True):
-        problem = expected_exit(block, result)
-        if problem or clean(result.output) != clean(approved[block.key]):
-            changes = diff(approved[block.key], result.output, src_uri) or result.output
-            found.append(f"{block.label}: {problem or 'prints something else'}\n{changes}")
-    return found
-
-
 def run_notebook(src_uri: str, kit: Path, kernels: Path) -> list[str]:
     """Run a page's notebook (sitebuild.notebooks, as the site publishes it) with nbclient in the install, from the
-    kit folder, on the install's kernel; its test count cells are left out (test_kit_download.py checks those
-    against the one run of the kit's tests). Returns, for each code cell whose outputs differ from the page's
-    approved output, or that raised: its label, why, and the diff; [] when every cell matches.
+    kit folder, on the install's kernel, every cell, its test count included (which runs those kit test files
+    there: see COUNTED_FILES). Returns, for each code cell whose outputs differ from the page's approved output,
+    or that raised: its label, why, and the diff; [] when every cell matches.
     """
     import nbformat
     from jupyter_client.kernelspec import KernelSpecManager
@@ -184,7 +155,7 @@ def run_notebook(src_uri: str, kit: Path, kernels: Path) -> list[str]:
     from nbclient.exceptions import CellExecutionError
 
     page = next(p for p in course_pages(CONFIG["nav"]) if p.src_uri == src_uri)
-    shown = [s for s in notebooks.read_page(ROOT, src_uri) if not count_files(s.block)]
+    shown = notebooks.read_page(ROOT, src_uri)
     book = nbformat.reads(notebooks.notebook(page.title, "", shown), as_version=4)
     manager = KernelManager(kernel_name=KERNEL, kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernels)]))
     client = NotebookClient(book, km=manager, timeout=INSTALL_TIMEOUT, allow_errors=True,

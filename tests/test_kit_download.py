@@ -1,9 +1,10 @@
-"""The kit download: what the archive holds, the kit's own tests in a fresh install of it, and the test
-counts the pages show.
+"""The kit download: what the archive holds, and the kit's own tests in a fresh install of it.
 
-The kit's tests run here, and only here, in `make test`: once, in the download installed as its README
-says (tests/learner.py, conftest.installed), as `python -m pytest kit/tests`; then one test per test file
-checks its results and shows what failed. In the repo, `python -m pytest kit/tests` runs them directly.
+Every kit test file runs once in `make test`, in the download installed as its README says
+(tests/learner.py, conftest.installed): a file that a page's test count runs, in that page's notebook
+(test_kit_replay.py, which compares the count line with the page's); every other file here, in one
+`python -m pytest` run, after which one test per file checks its results and shows what failed. In the
+repo, `python -m pytest kit/tests` runs them all directly.
 """
 
 from __future__ import annotations
@@ -20,9 +21,8 @@ import pytest
 
 from sitebuild.coursenav import course_pages, page_url
 from sitebuild.gen_downloads import FOLDER, kit_download, kit_pyproject, kit_readme, toml_text
-from sitebuild.runner import Result
 from tests.conftest import once_per_run
-from tests.learner import CONFIG, COUNT_BLOCK, PAGES_WITH_BLOCKS, ROOT, count_files, differences, run, shown_blocks
+from tests.learner import CONFIG, COUNTED_FILES, ROOT, run
 
 
 @pytest.fixture(scope="module")
@@ -103,12 +103,12 @@ def test_kit_pyproject_drops_the_site_test_paths_and_markers():
 
 
 def run_kit_tests(kit: Path, python: Path, folder: Path) -> str:
-    """All the kit's tests, once, in the fresh install, with a JUnit report in folder.
+    """The kit's test files that no page counts (UNCOUNTED), once, in the fresh install, with a JUnit report in folder.
 
     Returns "" when pytest ran them and wrote the report, whether or not they passed (each test file's
     results are checked by test_the_kit_tests_pass_in_a_fresh_install_of_the_download), else pytest's output.
     """
-    tested = run([str(python), "-m", "pytest", "kit/tests", "-p", "no:cacheprovider",
+    tested = run([str(python), "-m", "pytest", *UNCOUNTED, "-p", "no:cacheprovider",
                   f"--junitxml={folder / 'results.xml'}"], kit)
     ran = tested.returncode in (0, 1) and (folder / "results.xml").is_file()  # 1: some tests failed
     return "" if ran else f"exit code {tested.returncode}\n{tested.stdout}{tested.stderr}"
@@ -120,9 +120,6 @@ class KitResults:
 
     passed: dict[str, list[str]]
     problems: dict[str, list[str]]
-
-    def passed_in(self, files: list[str]) -> int:
-        return sum(len(self.passed.get(file, [])) for file in files)
 
 
 def file_of(classname: str) -> str:
@@ -154,14 +151,20 @@ def kit_results(installed, tmp_path_factory) -> KitResults:
 # the files pytest collects in kit/tests by default, in any folder below it
 KIT_TEST_FILES = sorted({p.relative_to(ROOT).as_posix() for pattern in ("test_*.py", "*_test.py")
                          for p in (ROOT / "kit" / "tests").rglob(pattern)})
+UNCOUNTED = [file for file in KIT_TEST_FILES if file not in COUNTED_FILES]
+
+
+def test_every_kit_test_file_runs_once_in_the_download_here_or_in_the_notebook_of_a_page_that_counts_it():
+    assert set(COUNTED_FILES) <= set(KIT_TEST_FILES), sorted(set(COUNTED_FILES) - set(KIT_TEST_FILES))
+    assert sorted(UNCOUNTED + COUNTED_FILES) == KIT_TEST_FILES
 
 
 def test_every_kit_test_that_ran_in_the_download_belongs_to_a_checked_file(kit_results):
     ran = set(kit_results.passed) | set(kit_results.problems)
-    assert ran <= set(KIT_TEST_FILES), f"tests ran that no per-file check looks at: {sorted(ran - set(KIT_TEST_FILES))}"
+    assert ran <= set(UNCOUNTED), f"tests ran that no per-file check looks at: {sorted(ran - set(UNCOUNTED))}"
 
 
-@pytest.mark.parametrize("file", KIT_TEST_FILES)
+@pytest.mark.parametrize("file", UNCOUNTED)
 def test_the_kit_tests_pass_in_a_fresh_install_of_the_download(file, kit_results):
     """The kit's tests run here, and only here, in `make test`: in the download, installed as its README says.
 
@@ -171,23 +174,3 @@ def test_the_kit_tests_pass_in_a_fresh_install_of_the_download(file, kit_results
         pytest.fail(f"{file}, in the download:\n\n" + "\n\n".join(kit_results.problems[file]), pytrace=False)
     if not kit_results.passed.get(file):
         pytest.fail(f"{file}: no test of it ran in the download", pytrace=False)
-
-
-# The test counts a page shows ----------------------------------------------------------------------
-
-# found in the page's text, so that collecting this file (in every worker) does not convert every page
-PAGES_WITH_COUNTS = [src for src in PAGES_WITH_BLOCKS
-                     if COUNT_BLOCK.search((ROOT / "docs" / src).read_text(encoding="utf-8"))]
-
-
-@pytest.mark.parametrize("src_uri", PAGES_WITH_COUNTS)
-def test_the_test_counts_a_page_shows_are_what_the_download_passes(src_uri, kit_results):
-    """A test count block (`python -m pytest FILES | tail -n 1 | sed ...`) prints "N passed": in the download
-    it would print the number of those files' tests that passed in the one run above (test_kit_replay.py runs
-    every other shown block instead)."""
-    shown, approved = shown_blocks(src_uri)
-    counts = [(block, files) for block in shown if (files := count_files(block))]
-    assert counts, f"{src_uri}: its test count is not a block whose code the page shows"
-    results = [Result(f"{kit_results.passed_in(files)} passed\n") for _, files in counts]
-    differing = differences(src_uri, [block for block, _ in counts], results, approved)
-    assert not differing, "\n\n".join(differing)

@@ -4,8 +4,9 @@ The page contract's promise: the Python blocks of a page in one session, the bas
 folder, in page order, only the blocks whose source the page shows (none that a learner cannot copy),
 in a fresh install (tests/learner.py, conftest.installed) print what the page shows. Each page's
 notebook (sitebuild/notebooks.py, as the site publishes it) holds exactly those blocks, so running it with
-nbclient on the install's own kernel checks both the page and the download. Test counts are checked against
-the one run of the kit's tests instead (test_kit_download.py), not run again here.
+nbclient on the install's own kernel checks both the page and the download. Its test count cell runs those
+kit test files in the download and must print the page's "N passed": a failing, erroring or skipped test, or a
+warning, changes that line. The kit test files no page counts run in test_kit_download.py.
 """
 
 from __future__ import annotations
