@@ -558,7 +558,7 @@ def encode_beta(request: LLMRequest) -> str:
     call arguments that are not a JSON object.
     """
     if request.response_format != TEXT:
-        raise LLMInputError("response_format: beta takes no response schema; ask for JSON in the instructions")
+        raise LLMInputError("response_format: beta takes no response schema; put it in the instructions")
     system = "\n\n".join(m.content for m in request.messages if m.role == "system")
     turns = _beta_turns(request.messages)
     body: dict[str, Any] = {"engine": request.model, "system_prompt": system, "turns": turns,

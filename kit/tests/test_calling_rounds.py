@@ -135,8 +135,9 @@ def test_lines_show_each_call_and_how_the_last_round_ended() -> None:
     gate, _ = lab()
     fake = FakeAlphaServer([ModelReply(calls=(("get_ticket", {"ticket_id": "T-602"}), ("nope", {}))), "Done."])
     lines = run_rounds(AlphaClient(fake), question(gate), gate, "triage", "r", "kwame").lines()
-    assert lines == ["round 1 call_1 get_ticket -> ok ['ignore_instructions', 'addressed_to_assistant', "
-                     "'tool_request', 'exfiltration']", "round 1 call_2 nope -> not_allowed", "round 2 stop: answered"]
+    assert lines == ["round 1 call_1 get_ticket -> ok",
+                     "    flagged: ignore_instructions, addressed_to_assistant, tool_request, exfiltration",
+                     "round 1 call_2 nope -> not_allowed", "round 2 stop: answered"]
 
 
 @pytest.mark.parametrize("max_rounds", [0, -1, 2.5, True, "3"])

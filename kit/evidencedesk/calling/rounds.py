@@ -59,9 +59,13 @@ class Rounds:
     messages: tuple[Message, ...]
 
     def lines(self) -> list[str]:
-        """One line per call of each round ("round 1 call_1 get_ticket -> ok"), then how the last round ended."""
-        out = [f"round {r.number} {c.id} {clip(c.name)} -> {code}" + (f" {list(s)}" if s else "")
-               for r in self.rounds for c, code, s in zip(r.calls, r.codes, r.signals, strict=True)]
+        """One line per call of each round ("round 1 call_1 get_ticket -> ok"), followed by the signals of a
+        flagged result ("    flagged: ignore_instructions, ..."), then how the last round ended."""
+        out = []
+        for r in self.rounds:
+            for call, code, signals in zip(r.calls, r.codes, r.signals, strict=True):
+                out.append(f"round {r.number} {call.id} {clip(call.name)} -> {code}")
+                out += [f"    flagged: {', '.join(signals)}"] if signals else []
         last = self.rounds[-1]
         return [*out, f"round {last.number} {last.stop_reason}: {self.reason}"]
 
