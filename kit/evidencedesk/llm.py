@@ -1,4 +1,4 @@
-"""Provider-neutral LLM client: messages, requests, responses, the kit's own errors, and a scripted client.
+"""Provider-neutral LLM client: messages, requests, responses, tool calls, the kit's own errors, and a scripted client.
 
 Every provider is reached through one small protocol, `LLMClient.complete(request) -> response`, so the
 rest of the kit never imports a vendor SDK. Whatever goes wrong at a provider reaches the caller as one of
