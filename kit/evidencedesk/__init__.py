@@ -1,16 +1,18 @@
 """evidencedesk: the teaching kit of the course, one small idea per module.
 
-In course order: llm (messages, requests, the kit's errors, a scripted client), providers (two invented
-wire formats and their adapters), usage (clock, prices, ledger, latency percentiles, slow, timed and
-timeout clients), budget (the per-run budget), cache (the response cache), limits (per-user daily
-limits), retry (capped backoff within the budget); each imports only modules before it. Then
-tools (the tool contract: schemas, registry, result codes), helpdesk (the three help-desk tools and
-their data), gate (permissions, limits, approval, audit),
-context (trust labels and prompt assembly), security (injection signals, personal data, redaction),
-failsafe (checks that fail closed, errors that leak nothing), attacks (the attack table and its runner),
-strictjson (the one strict JSON reader that every data file loader shares);
-the agent subpackage builds a loop on top of them. Everything is deterministic: no wall clock, no
-randomness, no network. It leaves out real providers, real tokenizers and real money.
+In course order: llm (messages, requests, tool calls, the kit's errors, a scripted client), providers
+(two invented wire formats, tool calls included, and their adapters), usage (clock, prices, ledger,
+latency percentiles, slow, timed and timeout clients), budget (the per-run budget), cache (the response
+cache), limits (per-user daily limits), retry (capped backoff within the budget); each imports only
+modules before it. Then tools (the tool contract: schemas, registry, result codes), helpdesk (the three
+help-desk tools and their data), gate (permissions, limits, approval, audit), context (trust labels and
+prompt assembly), security (injection signals, personal data, redaction), failsafe (checks that fail
+closed, errors that leak nothing), attacks (the attack table and its runner), strictjson (the one strict
+JSON reader that every data file loader shares). The Advanced course adds subpackages, each importing
+only the modules and subpackages before it: calling (tool definitions, tool-call rounds through the
+gate, structured output with one repair, and their scenario table), then agent (a loop on top of them).
+Everything is deterministic: no wall clock, no randomness, no network. It leaves out real providers,
+real tokenizers and real money.
 """
 
 from __future__ import annotations

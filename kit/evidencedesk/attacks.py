@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from evidencedesk import DATA_DIR
 from evidencedesk.context import ContextPart, render_untrusted
 from evidencedesk.gate import ToolGate, default_policy
+from evidencedesk.helpdesk import kit_tools
 from evidencedesk.security import HIDDEN, injection_signals, personal_data, redact_log, visible
 from evidencedesk.strictjson import read_jsonl
 from evidencedesk.tools import (
@@ -33,7 +34,6 @@ from evidencedesk.tools import (
     TOO_LARGE,
     TOOL_ERROR,
     ToolCall,
-    kit_tools,
 )
 from evidencedesk.usage import ManualClock
 

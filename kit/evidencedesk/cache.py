@@ -1,17 +1,18 @@
 """A response cache: the same request, in the same scope, is answered once and then served for 0 credits.
 
 cache_key hashes every field of the request, since each can change the answer: the model, every message
-in order (rules, context and question), the output allowance, the temperature, the tools offered and the
-response format; and the scope, which says who may see the answer (a user id, or SHARED for answers built
-only from documents every user may read). A hit calls no provider, costs 0 credits, and is written to the
-ledger as a hit. A cached answer is one answer the model gave; serving it again is sound only when the
-model name pins one model version, the request asks for the likeliest answer (temperature 0), and the
-answer is young enough (ttl_s) for what the prompt does not say, such as today's date or a policy read
-outside the prompt. Three cases are never cached, so CachingClient passes them through: an answer built
-from one user's data never reaches another user (it is cached under that user's scope only); a write (a
-call whose reply will send, change or refund something) is never replayed; and a request with a
-temperature above 0, which asks for a fresh sample each time. Left out: "semantic" matching of similar
-questions (a similar request is not the same request), and sharing a cache between processes.
+in order (rules, context and question; with the tool calls it carries or the call it answers), the
+output allowance, the temperature, the tools offered and the response format; and the scope, which says
+who may see the answer (a user id, or SHARED for answers built only from documents every user may read).
+A hit calls no provider, costs 0 credits, and is written to the ledger as a hit. A cached answer is one
+answer the model gave; serving it again is sound only when the model name pins one model version, the
+request asks for the likeliest answer (temperature 0), and the answer is young enough (ttl_s) for what
+the prompt does not say, such as today's date or a policy read outside the prompt. Three cases are never
+cached, so CachingClient passes them through: an answer built from one user's data never reaches another
+user (it is cached under that user's scope only); a write (a call whose reply will send, change or
+refund something) is never replayed; and a request with a temperature above 0, which asks for a fresh
+sample each time. Left out: "semantic" matching of similar questions (a similar request is not the same
+request), and sharing a cache between processes.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import math
 from collections import OrderedDict
 from collections.abc import Callable
 
-from evidencedesk.llm import LLMClient, LLMRequest, LLMResponse, Usage
+from evidencedesk.llm import LLMClient, LLMRequest, LLMResponse, Message, Usage
 from evidencedesk.usage import Ledger, UsageRecord
 
 SHARED = "shared"  # the scope of answers built only from shared documents, which any user may see
@@ -32,20 +33,34 @@ SHARED = "shared"  # the scope of answers built only from shared documents, whic
 def cache_key(request: LLMRequest, scope: str) -> str:
     """The exact-match key of a request: SHA-256 over the scope and every field of the request.
 
-    The fields: model, every message in order, max_tokens, temperature, tools and response_format. A
-    field left out would let two requests that can get different answers share one.
+    The fields: model, every message in order (its role and content, and the tool calls it carries or the id
+    of the call it answers), max_tokens, temperature, tools and response_format. A field left out would let
+    two requests that can get different answers share one.
 
     Args: request (LLMRequest); scope (str, a user id or SHARED: who may be served this answer).
-    Returns: str, 64 hex characters. Raises: ValueError for an empty or non-str scope.
+    Returns: str, 64 hex characters. Raises: ValueError for an empty or non-str scope, or for tool-call
+    arguments that are not JSON data.
     Example: cache_key(request, "kwame") != cache_key(request, "lena")
     """
     if not isinstance(scope, str) or not scope:
         raise ValueError(f"scope must be a non-empty str (a user id or {SHARED!r}), got {scope!r}")
     everything = {"scope": scope, "model": request.model, "max_tokens": request.max_tokens,
-                  "messages": [[m.role, m.content] for m in request.messages],  # order matters, so a list
+                  "messages": [_message(m) for m in request.messages],  # order matters, so a list
                   "temperature": request.temperature, "tools": list(request.tools),
                   "response_format": request.response_format}
-    return hashlib.sha256(json.dumps(everything, sort_keys=True).encode()).hexdigest()
+    try:
+        text = json.dumps(everything, sort_keys=True)
+    except (TypeError, ValueError, RecursionError):  # only tool-call arguments can hold anything but JSON data
+        raise ValueError("request: tool call arguments must be JSON data to be part of a key") from None
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _message(message: Message) -> list[object]:
+    """A message as key material: [role, content], plus its call id and calls when it has either."""
+    if not message.tool_calls and not message.tool_call_id:
+        return [message.role, message.content]
+    calls = [[c.id, c.name, c.arguments] for c in message.tool_calls]  # a dict and its JSON text stay apart
+    return [message.role, message.content, message.tool_call_id, calls]
 
 
 class ResponseCache:

@@ -1,23 +1,26 @@
-"""Provider-neutral LLM client: messages, requests, responses, the kit's own errors, and a scripted client.
+"""Provider-neutral LLM client: messages, requests, responses, tool calls, the kit's own errors, and a scripted client.
 
 Every provider is reached through one small protocol, `LLMClient.complete(request) -> response`, so the
 rest of the kit never imports a vendor SDK. Whatever goes wrong at a provider reaches the caller as one of
 the kit's errors (RateLimited, Overloaded, ServerError, LLMTimeout, BadRequest, ContextTooLong, AuthFailed,
 MalformedResponse), each with a code and a `retryable` flag; providers.py holds two adapters that do this
 mapping. Every LLMResponse says why the model stopped (STOP_REASONS: stop, length, tool_calls,
-content_filter), and require_complete() refuses a text answer that did not end by itself. `ScriptedClient` replays fixed
+content_filter), and require_complete() refuses a text answer that did not end by itself. A model that
+stops to ask for tools carries them as ToolCall objects (the kit's one shape for a tool call, which
+tools.py checks and runs); a "tool" message answers one call by its id. `ScriptedClient` replays fixed
 replies (or raises scripted errors), which makes every run repeatable. This module imports nothing else
-from the kit. Left out: real providers, streaming, tool-calling wire formats, and real tokenizers
-(`estimate_tokens` and `request_tokens` are documented estimates).
+from the kit. Left out: real providers, streaming, each provider's wire format for tool calls
+(providers.py), and real tokenizers (`estimate_tokens` and `request_tokens` are documented estimates).
 """
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
-ROLES = frozenset({"system", "user", "assistant"})
+ROLES = frozenset({"system", "user", "assistant", "tool"})  # "tool": the result of one tool call
 CHARS_PER_TOKEN = 4  # the kit's round convention for estimates, not a property of any real tokenizer
 MESSAGE_OVERHEAD_TOKENS = 4  # per message, for role and separators: part of the estimate, not measured
 MAX_TEMPERATURE = 2.0  # the highest sampling temperature a request may ask for (a common provider range)
@@ -140,22 +143,70 @@ class Incomplete(LLMError):
 
 
 @dataclass(frozen=True)
+class ToolCall:
+    """A request to run one tool: what a model's reply carries, and what the registry and the gate check.
+
+    Nothing is checked here (tools.ToolRegistry and gate.ToolGate check every call); a Message or an
+    LLMResponse that carries calls checks their id and name. Args: id (str) -- unique per call, given by
+    the provider; name (str) -- the tool; arguments (dict of keyword arguments, or the str a model wrote
+    when it did not parse as a JSON object, which the registry then refuses as invalid_arguments).
+    Example: ToolCall("call_1", "get_ticket", {"ticket_id": "T-601"})
+    """
+
+    id: str
+    name: str
+    arguments: dict[str, Any] | str
+
+
+def _calls(value: object, where: str) -> tuple[ToolCall, ...]:
+    """value as a tuple of ToolCall with distinct non-empty str ids and names; LLMInputError naming the field."""
+    if not isinstance(value, tuple | list):
+        raise LLMInputError(f"{where} must be a tuple of ToolCall, got {type(value).__name__}")
+    for index, call in enumerate(value):
+        if not isinstance(call, ToolCall):
+            raise LLMInputError(f"{where}[{index}] must be a ToolCall, got {type(call).__name__}")
+        for name in ("id", "name"):
+            if not isinstance(getattr(call, name), str) or not getattr(call, name):
+                raise LLMInputError(f"{where}[{index}].{name} must be a non-empty str")
+        if not isinstance(call.arguments, dict | str):
+            raise LLMInputError(f"{where}[{index}].arguments must be a dict or a str")
+    if len({call.id for call in value}) < len(value):
+        raise LLMInputError(f"{where}: two calls share an id")
+    return tuple(value)
+
+
+@dataclass(frozen=True)
 class Message:
     """One chat message.
 
-    Args: role (str) -- "system", "user" or "assistant"; content (str) -- the text.
-    Raises: LLMInputError naming the field when role is unknown or content is not a str.
-    Example: Message("user", "Is T-601 still open?")
+    Args: role (str) -- "system", "user", "assistant" or "tool"; content (str) -- the text;
+    tool_calls (tuple of ToolCall) -- the calls an assistant message asked for (assistant only);
+    tool_call_id (str) -- the id of the call a "tool" message answers (required for "tool", else "").
+    Raises: LLMInputError naming the field when role is unknown, content is not a str, or the tool fields
+    do not fit the role.
+    Example: Message("user", "Is T-601 still open?"); Message("tool", '{"status": "open"}', tool_call_id="call_1")
     """
 
     role: str
     content: str
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str = ""
 
     def __post_init__(self) -> None:
         if self.role not in ROLES:
             raise LLMInputError(f"role must be one of {sorted(ROLES)}, got {str(self.role)[:40]!r}")
         if not isinstance(self.content, str):
             raise LLMInputError(f"content must be a str, got {type(self.content).__name__}")
+        calls = _calls(self.tool_calls, "tool_calls")
+        if calls and self.role != "assistant":
+            raise LLMInputError(f"tool_calls: only an assistant message carries tool calls, not a {self.role} message")
+        if not isinstance(self.tool_call_id, str):
+            raise LLMInputError(f"tool_call_id must be a str, got {type(self.tool_call_id).__name__}")
+        if self.role == "tool" and not self.tool_call_id:
+            raise LLMInputError("tool_call_id: a tool message must name the call it answers")
+        if self.role != "tool" and self.tool_call_id:
+            raise LLMInputError(f"tool_call_id: only a tool message answers a call, not a {self.role} message")
+        object.__setattr__(self, "tool_calls", calls)
 
 
 @dataclass(frozen=True)
@@ -176,8 +227,9 @@ class LLMRequest:
     Args: model (str) -- a name from the price table; messages (tuple or list of Message), stored as a
     tuple; max_tokens (int, tokens) -- the most output tokens the call may produce, at least 1;
     temperature (float, 0 to 2; default 0: always the likeliest next token); tools (tuple or list of str,
-    stored as a tuple) -- the definitions of the tools the model is offered, each as text (e.g. its JSON
-    schema); response_format (str) -- TEXT, or the JSON schema the answer must follow, as text.
+    stored as a tuple) -- the definitions of the tools the model is offered, each as JSON text
+    {"name", "description", "parameters": a JSON schema}, which the adapters check when they encode it;
+    response_format (str) -- TEXT, or the JSON schema the answer must follow, as text.
     Every field can change the answer, so wrappers that compare requests (cache.cache_key) read them all.
     Raises: LLMInputError naming the field (empty model, a non-Message, max_tokens not a positive int,
     temperature outside 0 to 2, a tool or response_format that is not a non-empty str).
@@ -214,10 +266,12 @@ class LLMRequest:
 
 @dataclass(frozen=True)
 class LLMResponse:
-    """What a model returned: text (str), model (str), usage (Usage, tokens) and why it stopped.
+    """What a model returned: text (str), model (str), usage (Usage, tokens), why it stopped, and its tool calls.
 
     stop_reason (str, one of STOP_REASONS; default STOP): LENGTH means the text was cut at max_tokens.
-    Raises: LLMInputError for an unknown stop_reason.
+    tool_calls (tuple of ToolCall, in the order the model wrote them): there are calls exactly when
+    stop_reason is TOOL_CALLS. Raises: LLMInputError naming the field for an unknown stop_reason, a call
+    that is not a ToolCall, or calls that do not match the stop reason.
     Example: LLMResponse('{"action": "finish"}', "fixed-plan", Usage())
     """
 
@@ -225,10 +279,15 @@ class LLMResponse:
     model: str
     usage: Usage = field(default_factory=Usage)
     stop_reason: str = STOP
+    tool_calls: tuple[ToolCall, ...] = ()
 
     def __post_init__(self) -> None:
         if self.stop_reason not in STOP_REASONS:
             raise LLMInputError(f"stop_reason must be one of {STOP_REASONS}, got {str(self.stop_reason)[:40]!r}")
+        calls = _calls(self.tool_calls, "tool_calls")
+        if bool(calls) != (self.stop_reason == TOOL_CALLS):
+            raise LLMInputError(f"tool_calls: a response carries calls exactly when stop_reason is {TOOL_CALLS!r}")
+        object.__setattr__(self, "tool_calls", calls)
 
 
 def require_complete(response: LLMResponse) -> LLMResponse:
@@ -270,13 +329,31 @@ def estimate_tokens(text: str) -> int:
 
 
 def request_tokens(request: LLMRequest) -> int:
-    """Estimate the input tokens of a request: sum of estimate_tokens(content) + 4 per message.
+    """Estimate the input tokens of a request: sum of estimate_tokens(content) + 4 per message, plus the
+    name and arguments of each tool call a message carries and the text of each tool definition offered.
 
     An estimate for budgeting before a call, not a tokenizer count.
     Args: request (LLMRequest). Returns: int, tokens.
     Example: request_tokens(LLMRequest("scripted-1", [Message("user", "hello world")], 10)) -> 7
     """
-    return sum(estimate_tokens(m.content) + MESSAGE_OVERHEAD_TOKENS for m in request.messages)
+    calls = [c for m in request.messages for c in m.tool_calls]
+    return (sum(estimate_tokens(m.content) + MESSAGE_OVERHEAD_TOKENS for m in request.messages)
+            + sum(estimate_tokens(c.name) + estimate_tokens(arguments_text(c)) for c in calls)
+            + sum(estimate_tokens(t) for t in request.tools))
+
+
+def arguments_text(call: ToolCall) -> str:
+    """A call's arguments as the JSON text a model writes: a str as it is, a dict as JSON. Never raises.
+
+    Args: call (ToolCall). Returns: str ("<dict>" for a dict that is not JSON data).
+    Example: arguments_text(ToolCall("c1", "get_ticket", {"ticket_id": "T-601"})) -> '{"ticket_id": "T-601"}'
+    """
+    if isinstance(call.arguments, str):
+        return call.arguments
+    try:
+        return json.dumps(call.arguments, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):  # not JSON data: a set, a cycle, nesting too deep
+        return f"<{type(call.arguments).__name__}>"
 
 
 class ScriptedClient:

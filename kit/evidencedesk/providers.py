@@ -6,19 +6,26 @@ answers with a status code and a JSON body (or, for a timeout, raises TimeoutErr
 The adapters (AlphaClient, BetaClient) are where provider details stop: they encode the neutral request
 into the provider's format, decode its reply into an LLMResponse, and turn each provider failure into one
 of the kit's errors from llm.py, and each provider's own word for why the model stopped into one of the
-kit's stop reasons. Nothing here opens a connection or imports a vendor SDK.
-Left out: HTTP itself, real authentication (a fault stands in for a refused key), streaming, tool calls,
-and the many fields real providers add.
+kit's stop reasons. Each provider also has its own wire format for tools, as real providers differ:
+Alpha sends a list of calls whose arguments are a JSON string the model wrote (it may not parse), and
+takes each result back as a "tool" message; Beta sends content parts whose input is an object, and takes
+the results of one round back together, as parts of one human turn. Both adapters map calls to the kit's
+one shape, llm.ToolCall, and both fake servers refuse a result that answers no call they issued. A script
+entry can be a ModelReply: several tool calls at once, or a reply the content policy withheld.
+Left out: HTTP itself, real authentication (a fault stands in for a refused key), streaming, constrained
+decoding (the fakes replay their script whatever schema they are sent), and the many fields real
+providers add.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from evidencedesk.llm import (
     CHARS_PER_TOKEN,
@@ -35,11 +42,14 @@ from evidencedesk.llm import (
     LLMResponse,
     LLMTimeout,
     MalformedResponse,
+    Message,
     Overloaded,
     RateLimited,
     ScriptExhausted,
     ServerError,
+    ToolCall,
     Usage,
+    arguments_text,
     estimate_tokens,
 )
 from evidencedesk.strictjson import parse_json
@@ -58,6 +68,8 @@ BETA_CONTEXT = 4096  # tokens; Beta's context window: input plus max_new_tokens 
 ALPHA_FINISH = {"done": STOP, "max_output_tokens": LENGTH, "tool_use": TOOL_CALLS, "safety": CONTENT_FILTER}
 BETA_HALT = {"END": STOP, "LIMIT": LENGTH, "TOOL": TOOL_CALLS, "POLICY": CONTENT_FILTER}
 BETA_SEGMENT_CHARS = 24  # Beta sends its reply text in pieces of at most this many characters
+TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")  # the tool names both invented providers take
+DEFINITION_KEYS = {"name", "description", "parameters"}  # a tool definition, as LLMRequest.tools holds it
 
 
 @dataclass(frozen=True)
@@ -77,15 +89,67 @@ class Fault:
             raise ValueError(f"wait_s must be seconds from 0 to 3600, got {self.wait_s!r}")
 
 
+@dataclass(frozen=True)
+class ModelReply:
+    """A script entry for a reply that is more than text: tool calls, or a reply the content policy withheld.
+
+    Args: text (str) -- what the model writes besides its calls (or before it was stopped); calls (tuple
+    of (name, arguments) pairs, in order; several at once are allowed) -- arguments a dict, or for Alpha a
+    str exactly as the model wrote it, which may not parse; filtered (bool) -- the provider's content policy
+    withheld the rest. A plain str in a script is the same as ModelReply(text).
+    Raises: ValueError naming the field for a call that is not (non-empty name, dict or str), or for
+    calls together with filtered. Example: ModelReply(calls=(("get_ticket", {"ticket_id": "T-601"}),))
+    """
+
+    text: str = ""
+    calls: tuple[tuple[str, dict[str, Any] | str], ...] = ()
+    filtered: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.text, str) or not isinstance(self.filtered, bool):
+            raise ValueError("text must be a str and filtered a bool")
+        calls = tuple(self.calls) if isinstance(self.calls, tuple | list) else None
+        if calls is None or not all(isinstance(c, tuple | list) and len(c) == 2 and isinstance(c[0], str) and c[0]
+                                    and isinstance(c[1], dict | str) for c in calls):
+            raise ValueError("calls must be (name, arguments) pairs: a non-empty str and a dict or a str")
+        if calls and self.filtered:
+            raise ValueError("calls: a filtered reply carries no calls")
+        object.__setattr__(self, "calls", tuple((name, arguments) for name, arguments in calls))
+
+
 class _FakeServer:
-    """What both fake servers share: a script of replies and faults, and a log of the bodies received."""
+    """What both fake servers share: a script of replies and faults, a log of the bodies received, and the
+    ids of the tool calls issued (a tool result must answer one of them)."""
 
     name = "fake"
+    call_prefix = "call"
 
-    def __init__(self, script: list[str | Fault]) -> None:
+    def __init__(self, script: list[str | ModelReply | Fault]) -> None:
         self.script = list(script)
         self.used = 0  # script entries answered so far; a refused request uses none
         self.received: list[str] = []  # every body sent to this server, as text
+        self.issued: list[str] = []  # the id of every tool call this server sent, in order
+
+    def _issue(self) -> str:
+        """A new call id, <prefix>_<n>, never given before by this server."""
+        self.issued.append(f"{self.call_prefix}_{len(self.issued) + 1}")
+        return self.issued[-1]
+
+    def _unanswered(self, events: list[tuple[str, list[str]]]) -> str:
+        """"" when every tool result answers a call this server issued in the message just before it, and every
+        call is answered before the conversation goes on; else the problem. events, in conversation order:
+        ("calls", ids) for a message (a plain one has none), ("result", [id]) for one tool result."""
+        waiting: list[str] = []
+        for kind, ids in events:
+            if kind == "result":
+                if ids[0] not in waiting or ids[0] not in self.issued:
+                    return f"tool result {str(ids[0])[:40]!r} answers no call"
+                waiting.remove(ids[0])
+                continue
+            if waiting:
+                return f"call {waiting[0]!r} has no tool result"
+            waiting = list(ids)
+        return f"call {waiting[0]!r} has no tool result" if waiting else ""
 
     def _read(self, body: str) -> dict[str, Any] | None:
         """Log the body and return it parsed, or None when it is not a JSON object."""
@@ -112,13 +176,18 @@ class FakeAlphaServer(_FakeServer):
     """The invented provider "Alpha", played in process from a script. Not a real API; no network.
 
     Reads {"model", "max_output_tokens", "temperature", "input": [{"role", "text"}, ...]} (a script: the
-    temperature changes nothing). Answers 200 with
+    temperature changes nothing), and when given, "tools": [{"name", "description", "input_schema"}] and
+    "response_schema". An assistant item may carry "tool_calls"; a {"role": "tool", "call_id", "text"} item
+    answers one of them. Answers 200 with
     {"id", "model", "output_text", "finish", "usage": {"input_tokens", "output_tokens"}}, where finish is
-    "max_output_tokens" when the reply was cut at the allowance, else "done"; errors use HTTP-style
-    status codes: 429 {"error": {"type": "rate_limited", "retry_after_s"}}, 400 {"error": {"type":
-    "invalid_request" or "context_length_exceeded", "message"}}, 401 "unauthorized" (BAD_KEY),
-    500 "server_error" (SERVER_FAIL) and 529 "overloaded" (OVERLOAD). SLOW raises TimeoutError (no reply
-    at all); GARBLE answers 200 with a body cut off halfway. Args: script (list of str replies and Fault).
+    "max_output_tokens" when the reply was cut at the allowance, "safety" when a ModelReply is filtered,
+    "tool_use" with "tool_calls": [{"id", "name", "arguments": a JSON string}] when it has calls, else
+    "done"; errors use HTTP-style status codes: 429 {"error": {"type": "rate_limited", "retry_after_s"}},
+    400 {"error": {"type": "invalid_request" or "context_length_exceeded", "message"}} (invalid_request
+    also for a tool result that answers no call it issued, or a call left without its result), 401
+    "unauthorized" (BAD_KEY), 500 "server_error" (SERVER_FAIL) and 529 "overloaded" (OVERLOAD). SLOW raises
+    TimeoutError (no reply at all); GARBLE answers 200 with a body cut off halfway.
+    Args: script (list of str replies, ModelReply and Fault).
     Example: AlphaClient(FakeAlphaServer(["Yes."])).complete(request).text -> "Yes."
     """
 
@@ -129,7 +198,13 @@ class FakeAlphaServer(_FakeServer):
         if sent is None or sent.get("max_output_tokens", 0) > ALPHA_MAX_OUTPUT:
             error = {"type": "invalid_request", "message": f"max_output_tokens must be at most {ALPHA_MAX_OUTPUT}"}
             return 400, json.dumps({"error": error})
+        events = [("result", [m.get("call_id")]) if m["role"] == "tool" else
+                  ("calls", [c["id"] for c in m.get("tool_calls", [])]) for m in sent["input"]]
+        if problem := self._unanswered(events):
+            return 400, json.dumps({"error": {"type": "invalid_request", "message": problem}})
         used_in = sum(estimate_tokens(m["text"]) + 4 for m in sent["input"])
+        used_in += sum(estimate_tokens(json.dumps(m["tool_calls"])) for m in sent["input"] if "tool_calls" in m)
+        used_in += estimate_tokens(json.dumps(sent["tools"])) if "tools" in sent else 0
         if used_in + sent["max_output_tokens"] > ALPHA_CONTEXT:
             error = {"type": "context_length_exceeded", "message": f"input and output exceed {ALPHA_CONTEXT} tokens"}
             return 400, json.dumps({"error": error})
@@ -144,34 +219,66 @@ class FakeAlphaServer(_FakeServer):
                 return status, json.dumps({"error": {"type": kind_type, "message": kind_type.replace("_", " ")}})
         if isinstance(entry, Fault):  # GARBLE: the connection dropped halfway through the body
             return 200, f'{{"id": "alpha-{self.used}", "output_te'
-        text = entry[:sent["max_output_tokens"] * CHARS_PER_TOKEN]  # a model stops at its output allowance
-        usage = {"input_tokens": used_in, "output_tokens": estimate_tokens(text)}
-        return 200, json.dumps({"id": f"alpha-{self.used}", "model": sent["model"], "output_text": text,
-                                "finish": "max_output_tokens" if len(text) < len(entry) else "done", "usage": usage})
+        reply = entry if isinstance(entry, ModelReply) else ModelReply(entry)
+        text = reply.text[:sent["max_output_tokens"] * CHARS_PER_TOKEN]  # a model stops at its output allowance
+        calls = [{"id": self._issue(), "name": name, "arguments": args if isinstance(args, str) else json.dumps(args)}
+                 for name, args in reply.calls]
+        spent = estimate_tokens(text) + (estimate_tokens(json.dumps(calls)) if calls else 0)
+        usage = {"input_tokens": used_in, "output_tokens": spent}
+        finish = ("tool_use" if calls else "safety" if reply.filtered
+                  else "max_output_tokens" if len(text) < len(reply.text) else "done")
+        answer = {"id": f"alpha-{self.used}", "model": sent["model"], "output_text": text, "finish": finish,
+                  "usage": usage}
+        return 200, json.dumps({**answer, "tool_calls": calls} if calls else answer)
 
 
 class FakeBetaServer(_FakeServer):
     """The invented provider "Beta", played in process from a script. Not a real API; no network.
 
     Reads {"engine", "system_prompt", "turns": [{"speaker": "human" | "bot", "says"}], "limits":
-    {"max_new_tokens"}, "sampling": {"temp"}} (a script: the temperature changes nothing). Answers status 200 even for its own errors: {"ok": true, "engine", "reply":
-    {"segments": [...], "halt"}, "meter": {"tokens_in", "tokens_out"}}, where halt is "LIMIT" when the
-    reply was cut at the allowance, else "END"; or {"ok": false, "fault": {"code", ...}} with code E_QUOTA
-    (and wait_ms), E_DEADLINE, E_INPUT, E_CONTEXT, E_KEY (BAD_KEY), E_INTERNAL (SERVER_FAIL) or E_BUSY
+    {"max_new_tokens"}, "sampling": {"temp"}} (a script: the temperature changes nothing), and when given,
+    "tools": [{"tool", "about", "schema"}]. A bot turn may hold "parts" instead of "says": text parts and
+    {"kind": "tool_use", "use_id", "tool", "input"}; the human turn after it answers every use with
+    {"kind": "tool_result", "use_id", "content"} parts. Answers status 200 even for its own errors:
+    {"ok": true, "engine", "reply": {"segments": [...], "halt"}, "meter": {"tokens_in", "tokens_out"}},
+    where halt is "LIMIT" when the reply was cut at the allowance, "POLICY" when a ModelReply is filtered,
+    else "END"; when the request offers tools (or the reply has calls) the reply holds "parts" instead of
+    "segments", and halt is "TOOL" when it has calls. Or {"ok": false, "fault": {"code", ...}} with code
+    E_QUOTA (and wait_ms), E_DEADLINE, E_INPUT (also for a tool result that answers no use it issued, or a
+    use left without its result), E_CONTEXT, E_KEY (BAD_KEY), E_INTERNAL (SERVER_FAIL) or E_BUSY
     (OVERLOAD). GARBLE: a proxy in front of Beta answers 502 with an HTML page.
-    Args: script (list of str replies and Fault).
+    Args: script (list of str replies, ModelReply and Fault).
+    Raises: ValueError naming the entry for a ModelReply whose arguments are a str (Beta's input is an object).
     Example: BetaClient(FakeBetaServer(["Yes."])).complete(request).text -> "Yes."
     """
 
     name = "beta"
+    call_prefix = "use"
+
+    def __init__(self, script: list[str | ModelReply | Fault]) -> None:
+        super().__init__(script)
+        for index, entry in enumerate(self.script):
+            if isinstance(entry, ModelReply) and any(isinstance(args, str) for _, args in entry.calls):
+                raise ValueError(f"script[{index}]: Beta sends tool input as an object; str arguments are Alpha's")
 
     def __call__(self, body: str) -> tuple[int, str]:
         sent = self._read(body)
         if sent is None or sent.get("limits", {}).get("max_new_tokens", 0) > BETA_MAX_NEW:
             detail = f"max_new_tokens must be at most {BETA_MAX_NEW}"
             return 200, json.dumps({"ok": False, "fault": {"code": "E_INPUT", "detail": detail}})
-        texts = ([sent["system_prompt"]] if sent["system_prompt"] else []) + [t["says"] for t in sent["turns"]]
+        events: list[tuple[str, list[str]]] = []
+        for turn in sent["turns"]:
+            parts = turn.get("parts", [])
+            if turn["speaker"] == "human" and parts:
+                events += [("result", [p.get("use_id")]) for p in parts if p["kind"] == "tool_result"]
+            else:
+                events.append(("calls", [p["use_id"] for p in parts if p["kind"] == "tool_use"]))
+        if problem := self._unanswered(events):
+            return 200, json.dumps({"ok": False, "fault": {"code": "E_INPUT", "detail": problem}})
+        texts = ([sent["system_prompt"]] if sent["system_prompt"] else []) + [
+            t["says"] if "says" in t else json.dumps(t["parts"]) for t in sent["turns"]]
         used_in = sum(estimate_tokens(t) + 4 for t in texts)
+        used_in += estimate_tokens(json.dumps(sent["tools"])) if "tools" in sent else 0
         if used_in + sent["limits"]["max_new_tokens"] > BETA_CONTEXT:
             detail = f"input and output exceed {BETA_CONTEXT} tokens"
             return 200, json.dumps({"ok": False, "fault": {"code": "E_CONTEXT", "detail": detail}})
@@ -185,11 +292,19 @@ class FakeBetaServer(_FakeServer):
                 return 200, json.dumps({"ok": False, "fault": {"code": code}})
         if isinstance(entry, Fault):  # GARBLE
             return 502, "<html><body><h1>502 Bad Gateway</h1></body></html>"
-        text = entry[:sent["limits"]["max_new_tokens"] * CHARS_PER_TOKEN]  # stops at its output allowance
-        pieces = [text[i:i + BETA_SEGMENT_CHARS] for i in range(0, len(text), BETA_SEGMENT_CHARS)]
-        reply = {"segments": pieces, "halt": "LIMIT" if len(text) < len(entry) else "END"}
-        meter = {"tokens_in": used_in, "tokens_out": estimate_tokens(text)}
-        return 200, json.dumps({"ok": True, "engine": sent["engine"], "reply": reply, "meter": meter})
+        reply = entry if isinstance(entry, ModelReply) else ModelReply(entry)
+        text = reply.text[:sent["limits"]["max_new_tokens"] * CHARS_PER_TOKEN]  # stops at its output allowance
+        uses = [{"kind": "tool_use", "use_id": self._issue(), "tool": name, "input": args}
+                for name, args in reply.calls]
+        halt = ("TOOL" if uses else "POLICY" if reply.filtered else "LIMIT" if len(text) < len(reply.text) else "END")
+        if sent.get("tools") or uses:  # content parts: the text (if any), then one part per call
+            answer: dict[str, Any] = {"parts": ([{"kind": "text", "text": text}] if text else []) + uses, "halt": halt}
+        else:
+            answer = {"segments": [text[i:i + BETA_SEGMENT_CHARS] for i in range(0, len(text), BETA_SEGMENT_CHARS)],
+                      "halt": halt}
+        spent = estimate_tokens(text) + (estimate_tokens(json.dumps(uses)) if uses else 0)
+        meter = {"tokens_in": used_in, "tokens_out": spent}
+        return 200, json.dumps({"ok": True, "engine": sent["engine"], "reply": answer, "meter": meter})
 
 
 # --- The adapters: the only code that knows a wire format. ---------------------------------------------
@@ -205,11 +320,18 @@ class _AlphaUsage(_Wire):
     output_tokens: int = Field(ge=0)
 
 
+class _AlphaCall(_Wire):
+    id: str = Field(min_length=1, max_length=64)
+    name: str = Field(min_length=1)
+    arguments: str  # JSON text as the model wrote it: it may not parse
+
+
 class _AlphaOk(_Wire):
     model: str
     output_text: str
     finish: str
     usage: _AlphaUsage
+    tool_calls: list[_AlphaCall] = []
 
 
 class _AlphaError(_Wire):
@@ -223,9 +345,28 @@ class _BetaMeter(_Wire):
     tokens_out: int = Field(ge=0)
 
 
+class _BetaText(_Wire):
+    kind: Literal["text"]
+    text: str
+
+
+class _BetaUse(_Wire):
+    kind: Literal["tool_use"]
+    use_id: str = Field(min_length=1, max_length=64)
+    tool: str = Field(min_length=1)
+    input: dict[str, Any]  # an object: Beta parses the model's arguments itself
+
+
 class _BetaReply(_Wire):
-    segments: list[str]
+    segments: list[str] | None = None  # a reply to a request without tools: the text in pieces
+    parts: list[Annotated[_BetaText | _BetaUse, Field(discriminator="kind")]] | None = None  # with tools
     halt: str
+
+    @model_validator(mode="after")
+    def segments_or_parts(self) -> _BetaReply:
+        if (self.segments is None) == (self.parts is None):
+            raise ValueError("a reply holds either segments or parts")
+        return self
 
 
 class _BetaOk(_Wire):
@@ -261,31 +402,133 @@ def _fit(shape: type[_Wire], data: object, provider: str, status: int) -> Any:
         raise MalformedResponse(f"status {status}, {shape.__name__[1:]} does not fit at {where!r}", provider) from None
 
 
-def _plain(request: LLMRequest, provider: str) -> None:
-    """Refuse what the invented providers cannot take (tools, a response schema), rather than drop it unsaid."""
-    if request.tools or request.response_format != TEXT:
-        raise LLMInputError(f"{provider} takes no tools and no response_format; this kit's adapters send text only")
+def tool_definitions(request: LLMRequest) -> list[dict[str, Any]]:
+    """The tools a request offers, each read from its JSON text and checked: {"name", "description", "parameters"}.
+
+    Both adapters encode these into their own format. A name is 1-64 letters, digits, "_" or "-"; parameters
+    is a JSON schema of type "object"; no name twice.
+    Args: request (LLMRequest). Returns: list of dict, in the request's order.
+    Raises: LLMInputError naming tools[i] for text that is not such a definition, or a repeated name.
+    Example: tool_definitions(request)[0]["name"] -> "get_ticket"
+    """
+    definitions: list[dict[str, Any]] = []
+    for index, text in enumerate(request.tools):
+        try:
+            found = parse_json(text)
+        except ValueError:
+            found = None
+        if not (isinstance(found, dict) and set(found) == DEFINITION_KEYS and isinstance(found["name"], str)
+                and TOOL_NAME.fullmatch(found["name"]) and isinstance(found["description"], str)
+                and isinstance(found["parameters"], dict) and found["parameters"].get("type") == "object"):
+            raise LLMInputError(f"tools[{index}] must be a tool definition: a JSON object with a name (1-64 of "
+                                "A-Z a-z 0-9 _ -), a description and parameters (a JSON schema of type object)")
+        if any(d["name"] == found["name"] for d in definitions):
+            raise LLMInputError(f"tools[{index}]: a second tool named {found['name']!r}")
+        definitions.append(found)
+    return definitions
+
+
+def _response_schema(request: LLMRequest) -> dict[str, Any]:
+    """The request's response_format as a JSON schema object. Raises LLMInputError naming response_format."""
+    try:
+        schema = parse_json(request.response_format)
+    except ValueError:
+        schema = None
+    if not isinstance(schema, dict):
+        raise LLMInputError("response_format must be TEXT or a JSON schema object, as JSON text")
+    return schema
+
+
+def _alpha_item(message: Message) -> dict[str, Any]:
+    """One message as an Alpha input item: a tool result names its call_id; an assistant's calls go along."""
+    if message.role == "tool":
+        return {"role": "tool", "call_id": message.tool_call_id, "text": message.content}
+    item: dict[str, Any] = {"role": message.role, "text": message.content}
+    if message.tool_calls:
+        item["tool_calls"] = [{"id": c.id, "name": c.name, "arguments": arguments_text(c)} for c in message.tool_calls]
+    return item
+
+
+def _beta_turns(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
+    """The messages other than system as Beta turns: the results of tool calls in a row go into ONE human turn.
+
+    Raises: LLMInputError naming messages[i].tool_calls[j].arguments when they are not a JSON object.
+    """
+    turns: list[dict[str, Any]] = []
+    for index, m in enumerate(messages):
+        if m.role == "tool":
+            part = {"kind": "tool_result", "use_id": m.tool_call_id, "content": m.content}
+            if turns and turns[-1]["speaker"] == "human" and "parts" in turns[-1]:
+                turns[-1]["parts"].append(part)
+            else:
+                turns.append({"speaker": "human", "parts": [part]})
+        elif m.tool_calls:
+            uses = [{"kind": "tool_use", "use_id": c.id, "tool": c.name, "input": _input(c, f"messages[{index}]"
+                     f".tool_calls[{n}].arguments")} for n, c in enumerate(m.tool_calls)]
+            text = [{"kind": "text", "text": m.content}] if m.content else []
+            turns.append({"speaker": "bot", "parts": text + uses})
+        elif m.role != "system":
+            turns.append({"speaker": "human" if m.role == "user" else "bot", "says": m.content})
+    return turns
+
+
+def _input(call: ToolCall, where: str) -> dict[str, Any]:
+    """A call's arguments as the object Beta takes. Raises LLMInputError naming where."""
+    if isinstance(call.arguments, dict):
+        return call.arguments
+    try:
+        found = parse_json(call.arguments)
+    except ValueError:
+        found = None
+    if not isinstance(found, dict):
+        raise LLMInputError(f"{where}: Beta takes tool input as a JSON object")
+    return found
+
+
+def _arguments(text: str) -> dict[str, Any] | str:
+    """Alpha's arguments: a dict when the text is a strict JSON object, else the text unchanged (refused later)."""
+    try:
+        found = parse_json(text)
+    except ValueError:
+        return text
+    return found if isinstance(found, dict) else text
+
+
+def _response(text: str, model: str, usage: Usage, stop: str, calls: tuple[ToolCall, ...],
+              provider: str) -> LLMResponse:
+    """The LLMResponse, or MalformedResponse when the calls do not fit the stop reason or share an id."""
+    try:
+        return LLMResponse(text, model, usage, stop, calls)
+    except LLMInputError as exc:
+        raise MalformedResponse(f"status 200, {exc}", provider) from None
 
 
 def encode_alpha(request: LLMRequest) -> str:
-    """The Alpha body for a request: every message in order, roles unchanged, and the temperature.
+    """The Alpha body for a request: every message in order, roles unchanged, the temperature, and any tools.
 
-    Raises: LLMInputError for a request with tools or a response_format (Alpha takes neither).
-    Example: encode_alpha(request)
+    Tools go as {"name", "description", "input_schema"}; a response_format other than TEXT goes as
+    "response_schema". Raises: LLMInputError naming the field for a tool that is not a definition, or a
+    response_format that is not a JSON schema. Example: encode_alpha(request)
     """
-    _plain(request, "alpha")
-    messages = [{"role": m.role, "text": m.content} for m in request.messages]
-    return json.dumps({"model": request.model, "max_output_tokens": request.max_tokens,
-                       "temperature": request.temperature, "input": messages})
+    body: dict[str, Any] = {"model": request.model, "max_output_tokens": request.max_tokens,
+                            "temperature": request.temperature, "input": [_alpha_item(m) for m in request.messages]}
+    if request.tools:
+        body["tools"] = [{"name": d["name"], "description": d["description"], "input_schema": d["parameters"]}
+                         for d in tool_definitions(request)]
+    if request.response_format != TEXT:
+        body["response_schema"] = _response_schema(request)
+    return json.dumps(body)
 
 
 def decode_alpha(status: int, text: str) -> LLMResponse:
     """An LLMResponse from Alpha's reply, or the kit error that its status and error type stand for.
 
-    Its finish field becomes the stop reason (ALPHA_FINISH). Raises: RateLimited (429, with retry_after_s),
-    BadRequest (400), ContextTooLong (400 context_length_exceeded), AuthFailed (401), ServerError (500),
-    Overloaded (529), MalformedResponse (a body that is not Alpha's format, an unknown finish, or an error
-    Alpha does not document). Example: decode_alpha(429, '{"error": ...}')
+    Its finish field becomes the stop reason (ALPHA_FINISH), and each of its tool_calls a ToolCall whose
+    arguments are a dict, or the model's text when it is not a JSON object.
+    Raises: RateLimited (429, with retry_after_s), BadRequest (400), ContextTooLong (400
+    context_length_exceeded), AuthFailed (401), ServerError (500), Overloaded (529), MalformedResponse (a body
+    that is not Alpha's format, an unknown finish, calls that do not fit the finish or share an id, or an
+    error Alpha does not document). Example: decode_alpha(429, '{"error": ...}')
     """
     body = _object("alpha", status, text)
     if status == 200:
@@ -293,7 +536,8 @@ def decode_alpha(status: int, text: str) -> LLMResponse:
         if ok.finish not in ALPHA_FINISH:
             raise MalformedResponse(f"status {status}, undocumented finish {ok.finish[:40]!r}", "alpha")
         usage = Usage(ok.usage.input_tokens, ok.usage.output_tokens)
-        return LLMResponse(ok.output_text, ok.model, usage, ALPHA_FINISH[ok.finish])
+        calls = tuple(ToolCall(c.id, c.name, _arguments(c.arguments)) for c in ok.tool_calls)
+        return _response(ok.output_text, ok.model, usage, ALPHA_FINISH[ok.finish], calls, "alpha")
     error = _fit(_AlphaError, body.get("error"), "alpha", status)
     if (status, error.type) == (429, "rate_limited"):
         raise RateLimited("rate limited", "alpha", retry_after_s=error.retry_after_s)
@@ -308,14 +552,21 @@ def decode_alpha(status: int, text: str) -> LLMResponse:
 def encode_beta(request: LLMRequest) -> str:
     """The Beta body: system messages joined into system_prompt; user/assistant become human/bot turns.
 
-    Raises: LLMInputError for a request with tools or a response_format (Beta takes neither).
+    Tool calls go as tool_use parts of a bot turn, their results as tool_result parts of one human turn, and
+    the tools offered as {"tool", "about", "schema"}. Raises: LLMInputError naming the field for a
+    response_format other than TEXT (Beta has no field for a schema), a tool that is not a definition, or
+    call arguments that are not a JSON object.
     """
-    _plain(request, "beta")
+    if request.response_format != TEXT:
+        raise LLMInputError("response_format: beta takes no response schema; put it in the instructions")
     system = "\n\n".join(m.content for m in request.messages if m.role == "system")
-    turns = [{"speaker": "human" if m.role == "user" else "bot", "says": m.content}
-             for m in request.messages if m.role != "system"]
-    return json.dumps({"engine": request.model, "system_prompt": system, "turns": turns,
-                       "limits": {"max_new_tokens": request.max_tokens}, "sampling": {"temp": request.temperature}})
+    turns = _beta_turns(request.messages)
+    body: dict[str, Any] = {"engine": request.model, "system_prompt": system, "turns": turns,
+                            "limits": {"max_new_tokens": request.max_tokens}, "sampling": {"temp": request.temperature}}
+    if request.tools:
+        body["tools"] = [{"tool": d["name"], "about": d["description"], "schema": d["parameters"]}
+                         for d in tool_definitions(request)]
+    return json.dumps(body)
 
 
 BETA_FAULTS = {"E_QUOTA": RateLimited, "E_DEADLINE": LLMTimeout, "E_INPUT": BadRequest, "E_CONTEXT": ContextTooLong,
@@ -325,10 +576,11 @@ BETA_FAULTS = {"E_QUOTA": RateLimited, "E_DEADLINE": LLMTimeout, "E_INPUT": BadR
 def decode_beta(status: int, text: str) -> LLMResponse:
     """An LLMResponse from Beta's reply. Beta says 200 for its own errors too, so the body decides.
 
-    Its reply's halt field becomes the stop reason (BETA_HALT). Raises: RateLimited (E_QUOTA; wait_ms
+    Its reply's halt field becomes the stop reason (BETA_HALT); its text is the segments joined, or the text
+    parts joined, and each tool_use part becomes a ToolCall. Raises: RateLimited (E_QUOTA; wait_ms
     becomes retry_after_s), LLMTimeout (E_DEADLINE), BadRequest (E_INPUT), ContextTooLong (E_CONTEXT),
     AuthFailed (E_KEY), ServerError (E_INTERNAL), Overloaded (E_BUSY), MalformedResponse (not Beta's
-    format, an undocumented fault code or halt, a status other than 200).
+    format, an undocumented fault code or halt, calls that do not fit the halt, a status other than 200).
     Example: decode_beta(200, '{"ok": false, "fault": {"code": "E_QUOTA", "wait_ms": 1500}}')  # RateLimited
     """
     body = _object("beta", status, text)
@@ -346,7 +598,10 @@ def decode_beta(status: int, text: str) -> LLMResponse:
     if ok.reply.halt not in BETA_HALT:
         raise MalformedResponse(f"status {status}, undocumented halt {ok.reply.halt[:40]!r}", "beta")
     usage = Usage(ok.meter.tokens_in, ok.meter.tokens_out)
-    return LLMResponse("".join(ok.reply.segments), ok.engine, usage, BETA_HALT[ok.reply.halt])
+    parts = ok.reply.parts or []
+    text = "".join(ok.reply.segments or [p.text for p in parts if isinstance(p, _BetaText)])
+    calls = tuple(ToolCall(p.use_id, p.tool, p.input) for p in parts if isinstance(p, _BetaUse))
+    return _response(text, ok.engine, usage, BETA_HALT[ok.reply.halt], calls, "beta")
 
 
 class AlphaClient:

@@ -4,38 +4,23 @@ A tool is a name, a pydantic schema for its arguments, a function and a flag say
 changes the world (`writes`). The registry validates every call against the schema before it runs
 anything, and answers every failure (bad arguments, an unknown tool, a tool that crashes) with a
 ToolResult carrying a code. result_text clips what goes back to a model. The kit's result codes are
-defined here, once; gate.py re-exports them.
-Left out: the three help-desk tools and their data (helpdesk.py, whose names this module still
-offers, so `from evidencedesk.tools import TicketStore` keeps working); permissions, call limits and
-approval (gate.py); real e-mail.
+defined here, once; gate.py re-exports them. A call is a ToolCall, the kit's one shape for it, defined in
+llm.py because a model's reply carries it; this module checks and runs it.
+Left out: any particular tool (the help desk's three tools and their data are in helpdesk.py, which
+builds on this module; this module imports nothing from it); permissions, call limits and approval
+(gate.py); real e-mail.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-if TYPE_CHECKING:  # for type checkers only; at run time __getattr__ (at the end) imports them on first use
-    from evidencedesk.helpdesk import (  # noqa: F401
-        ONE_LINE,
-        TICKET_ID,
-        DataFileError,
-        Document,
-        DocumentStore,
-        GetTicketArgs,
-        LookupDocumentArgs,
-        Outbox,
-        SendEmailDraftArgs,
-        Ticket,
-        TicketStore,
-        default_registry,
-        kit_tools,
-    )
+from evidencedesk.llm import ToolCall
 
 # Result codes: the only values error["code"] takes. One definition, used by every module of the kit.
 OK = "ok"                                # the tool ran; result.data holds its answer
@@ -69,19 +54,6 @@ def clip(value: object, limit: int | None = 40) -> str:
 
 class UnknownTool(LookupError):
     """The registry has no tool of that name; the message names it."""
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    """A request to run one tool. Nothing is checked here: the registry and the gate check.
-
-    Args: id (str) -- unique per call; name (str) -- the tool; arguments (dict) -- keyword arguments.
-    Example: ToolCall("run-1-c1", "get_ticket", {"ticket_id": "T-601"})
-    """
-
-    id: str
-    name: str
-    arguments: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -264,17 +236,3 @@ def fingerprint(call: ToolCall) -> str:
     except Exception:  # mixed key types, a cycle, deep nesting, a huge int, a repr that raises
         arguments = clip(call.arguments, limit=None)
     return f"{clip(call.name, limit=None)} {arguments}"
-
-
-# The help-desk tools moved to helpdesk.py; these names stay importable from here, loaded on first use
-# (helpdesk.py imports this module, so importing it at the top would be circular).
-_HELPDESK_NAMES = frozenset({
-    "ONE_LINE", "TICKET_ID", "DataFileError", "Document", "DocumentStore", "GetTicketArgs", "LookupDocumentArgs",
-    "Outbox", "SendEmailDraftArgs", "Ticket", "TicketStore", "default_registry", "kit_tools",
-})
-
-
-def __getattr__(name: str) -> Any:
-    if name in _HELPDESK_NAMES:
-        return getattr(importlib.import_module("evidencedesk.helpdesk"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

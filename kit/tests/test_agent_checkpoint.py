@@ -19,8 +19,8 @@ from evidencedesk.agent.checkpoint import (
 )
 from evidencedesk.agent.loop import FixedPlan
 from evidencedesk.agent.scenarios import lab
+from evidencedesk.helpdesk import Outbox
 from evidencedesk.security import Session
-from evidencedesk.tools import Outbox
 
 EMAIL = {"to": "kwame@example.org", "subject": "Re: T-601", "body": "Your refund is on its way.",
          "idempotency_key": "t-601-reply-1"}

@@ -11,8 +11,8 @@ from test_agent_sendlog import saved
 from evidencedesk.agent.approval import ALREADY_DECIDED, APPROVED, DECLINED
 from evidencedesk.agent.checkpoint import CheckpointError, decide
 from evidencedesk.agent.decisionlog import DECISION_LOG, DecisionLog, DecisionLogError
+from evidencedesk.helpdesk import Outbox
 from evidencedesk.security import Session
-from evidencedesk.tools import Outbox
 
 
 def test_a_request_declined_on_the_file_cannot_be_approved_on_an_earlier_copy(tmp_path: Path) -> None:

@@ -16,7 +16,8 @@ from evidencedesk.agent.identity import TOKEN_ENV, issue_token
 from evidencedesk.agent.loop import FixedPlan
 from evidencedesk.agent.scenarios import lab
 from evidencedesk.agent.sendlog import SEND_LOG, SendLog, SendLogError
-from evidencedesk.tools import DUPLICATE, Outbox
+from evidencedesk.helpdesk import Outbox
+from evidencedesk.tools import DUPLICATE
 
 EMAIL = {"to": "kwame@example.org", "subject": "Re: T-601", "body": "Your refund is on its way.",
          "idempotency_key": "t-601-reply-1"}
@@ -27,8 +28,8 @@ PLAN = [("get_ticket", {"ticket_id": "T-601"}), ("send_email_draft", EMAIL)]
 APPROVER = """
 import sys
 from evidencedesk.agent.checkpoint import Checkpoint, CheckpointError
+from evidencedesk.helpdesk import Outbox
 from evidencedesk.security import Session
-from evidencedesk.tools import Outbox
 outbox = Outbox()
 checkpoint = Checkpoint.load(sys.argv[1], outbox=outbox)
 print("loaded", flush=True)

@@ -6,7 +6,7 @@ import pytest
 
 from evidencedesk.budget import BudgetedClient, RunBudget
 from evidencedesk.cache import SHARED, CachingClient, ResponseCache, cache_key
-from evidencedesk.llm import LLMRequest, LLMResponse, Message, ScriptedClient, Usage
+from evidencedesk.llm import LLMRequest, LLMResponse, Message, ScriptedClient, ToolCall, Usage
 from evidencedesk.usage import Ledger, ManualClock, cost_of
 
 RULES = Message("system", "Answer from the returns policy, version 3.")
@@ -44,6 +44,38 @@ def cached_client(replies: list[str], scope: str = SHARED, cache: ResponseCache 
 )
 def test_anything_that_changes_the_answer_changes_the_key(changed: LLMRequest) -> None:
     assert cache_key(changed, SHARED) != cache_key(ask(), SHARED)
+
+
+CALL = ToolCall("call_1", "get_ticket", {"ticket_id": "T-601"})
+
+
+def with_history(*messages: Message) -> LLMRequest:
+    return LLMRequest("small-model-1", [RULES, Message("user", "Is T-601 open?"), *messages], max_tokens=100)
+
+
+def test_the_tool_fields_of_a_message_are_part_of_the_key() -> None:
+    base = with_history(Message("assistant", "", tool_calls=[CALL]), Message("tool", "open", tool_call_id="call_1"))
+    variants = [
+        with_history(Message("assistant", "", tool_calls=[ToolCall("call_1", "get_ticket", {"ticket_id": "T-602"})]),
+                     Message("tool", "open", tool_call_id="call_1")),  # other arguments
+        with_history(Message("assistant", "", tool_calls=[ToolCall("call_1", "get_ticket", '{"ticket_id": "T-601"}')]),
+                     Message("tool", "open", tool_call_id="call_1")),  # the same arguments as text the model wrote
+        with_history(Message("assistant", "", tool_calls=[ToolCall("call_2", "get_ticket", {"ticket_id": "T-601"})]),
+                     Message("tool", "open", tool_call_id="call_2")),  # another call id
+        with_history(Message("assistant", "", tool_calls=[ToolCall("call_1", "lookup_document", CALL.arguments)]),
+                     Message("tool", "open", tool_call_id="call_1")),  # another tool
+        with_history(Message("assistant", ""), Message("user", "open")),  # no call, no result
+    ]
+    keys = {cache_key(request, SHARED) for request in [base, *variants]}
+    assert len(keys) == 1 + len(variants)
+    assert cache_key(base, SHARED) == cache_key(with_history(*base.messages[2:]), SHARED)
+
+
+def test_arguments_that_are_not_json_data_are_refused_naming_them() -> None:
+    odd = with_history(Message("assistant", "", tool_calls=[ToolCall("c", "t", {"when": {1, 2}})]),
+                       Message("tool", "x", tool_call_id="c"))
+    with pytest.raises(ValueError, match="tool call arguments must be JSON data"):
+        cache_key(odd, SHARED)
 
 
 def test_the_same_request_in_the_same_scope_has_the_same_key() -> None:

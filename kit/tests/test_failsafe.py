@@ -8,8 +8,9 @@ from oddvalues import Unprintable
 from evidencedesk import DATA_DIR
 from evidencedesk.failsafe import INTERNAL, USER_MESSAGES, Decision, ErrorLog, PublicError, fail_closed, within
 from evidencedesk.gate import ToolGate, default_policy
+from evidencedesk.helpdesk import TicketStore, kit_tools
 from evidencedesk.security import SIMULATED_SECRET, Session, can_read
-from evidencedesk.tools import OK, TicketStore, ToolCall, kit_tools
+from evidencedesk.tools import OK, ToolCall
 
 TICKETS = TicketStore.from_file(DATA_DIR / "tickets.json").tickets
 

@@ -23,8 +23,9 @@ from evidencedesk import DATA_DIR
 from evidencedesk.attacks import GATE_CODES
 from evidencedesk.failsafe import USER_MESSAGES, ErrorLog
 from evidencedesk.gate import ToolGate, default_policy
+from evidencedesk.helpdesk import DocumentStore, Outbox, TicketStore, default_registry
 from evidencedesk.security import SIMULATED_SECRET, injection_signals, personal_data, redact_log, visible
-from evidencedesk.tools import DocumentStore, Outbox, TicketStore, ToolCall, default_registry
+from evidencedesk.tools import ToolCall
 
 PROPERTY = settings(max_examples=1000, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.too_slow])

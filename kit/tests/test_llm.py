@@ -19,6 +19,7 @@ from evidencedesk.llm import (
     STOP,
     STOP_REASONS,
     TIMEOUT,
+    TOOL_CALLS,
     BadRequest,
     Incomplete,
     LLMError,
@@ -31,7 +32,9 @@ from evidencedesk.llm import (
     RateLimited,
     ScriptedClient,
     ScriptExhausted,
+    ToolCall,
     Usage,
+    arguments_text,
     estimate_tokens,
     request_tokens,
     require_complete,
@@ -47,7 +50,7 @@ def test_message_accepts_the_three_roles(role: str) -> None:
     assert Message(role, "hi").role == role
 
 
-@pytest.mark.parametrize("role", ["tool", "", "User", None])
+@pytest.mark.parametrize("role", ["function", "", "User", None])
 def test_message_rejects_other_roles_and_names_the_field(role: object) -> None:
     with pytest.raises(LLMInputError, match="role"):
         Message(role, "hi")  # type: ignore[arg-type]
@@ -170,7 +173,8 @@ def test_the_scripted_client_marks_a_reply_cut_at_max_tokens_as_length() -> None
 @pytest.mark.parametrize("reason", [r for r in STOP_REASONS if r != STOP])
 def test_require_complete_refuses_every_reply_that_did_not_end_by_itself(reason: str) -> None:
     with pytest.raises(Incomplete) as caught:
-        require_complete(LLMResponse("Yes, within 30 days.", "m", Usage(), reason))
+        calls = (ToolCall("call_1", "get_ticket", {}),) if reason == TOOL_CALLS else ()
+        require_complete(LLMResponse("Yes, within 30 days.", "m", Usage(), reason, calls))
     assert (caught.value.code, caught.value.retryable, caught.value.stop_reason) == (INCOMPLETE, False, reason)
     done = LLMResponse("Yes.", "m")
     assert require_complete(done) is done
@@ -189,3 +193,58 @@ def test_sampling_tools_and_format_are_checked_naming_the_field(kwargs: dict, fi
 def test_a_request_defaults_to_temperature_0_no_tools_and_text() -> None:
     request = LLMRequest("m", [], 5, tools=["a"])
     assert (ask().temperature, ask().tools, ask().response_format, request.tools) == (0.0, (), "text", ("a",))
+
+
+# --- tool calls: the kit's one shape, the "tool" role, and calls on a response --------------------------------
+
+CALL = ToolCall("call_1", "get_ticket", {"ticket_id": "T-601"})
+
+
+def test_a_tool_message_answers_one_call_and_an_assistant_message_carries_calls() -> None:
+    answer = Message("tool", '{"status": "open"}', tool_call_id="call_1")
+    asked = Message("assistant", "Let me look.", tool_calls=[CALL])
+    assert (answer.role, answer.tool_call_id, answer.tool_calls) == ("tool", "call_1", ())
+    assert asked.tool_calls == (CALL,) and isinstance(asked.tool_calls, tuple)
+
+
+@pytest.mark.parametrize(("kwargs", "field"), [
+    ({"role": "tool", "content": "x"}, "tool_call_id: a tool message must name the call"),
+    ({"role": "user", "content": "x", "tool_call_id": "call_1"}, "tool_call_id: only a tool message"),
+    ({"role": "tool", "content": "x", "tool_call_id": 7}, "tool_call_id must be a str"),
+    ({"role": "user", "content": "x", "tool_calls": (CALL,)}, "tool_calls: only an assistant message"),
+    ({"role": "assistant", "content": "", "tool_calls": CALL}, "tool_calls must be a tuple of ToolCall"),
+    ({"role": "assistant", "content": "", "tool_calls": ("get_ticket",)}, r"tool_calls\[0\] must be a ToolCall"),
+    ({"role": "assistant", "content": "", "tool_calls": (ToolCall("", "t", {}),)}, r"tool_calls\[0\].id"),
+    ({"role": "assistant", "content": "", "tool_calls": (CALL, ToolCall("c2", None, {}))}, r"tool_calls\[1\].name"),
+    ({"role": "assistant", "content": "", "tool_calls": (ToolCall("c", "t", [1]),)}, r"tool_calls\[0\].arguments"),
+    ({"role": "assistant", "content": "", "tool_calls": (CALL, CALL)}, "two calls share an id"),
+])
+def test_tool_fields_that_do_not_fit_the_role_are_refused_naming_the_field(kwargs: dict, field: str) -> None:
+    with pytest.raises(LLMInputError, match=field):
+        Message(**kwargs)
+
+
+def test_a_response_carries_calls_exactly_when_it_stopped_for_them() -> None:
+    asked = LLMResponse("", "m", Usage(), TOOL_CALLS, (CALL, ToolCall("call_2", "lookup_document", "{not json")))
+    assert [c.id for c in asked.tool_calls] == ["call_1", "call_2"] and asked.tool_calls[1].arguments == "{not json"
+    for stop, calls in ((TOOL_CALLS, ()), (STOP, (CALL,)), (LENGTH, [CALL])):
+        with pytest.raises(LLMInputError, match="tool_calls: a response carries calls exactly when"):
+            LLMResponse("", "m", Usage(), stop, calls)
+
+
+def test_request_tokens_counts_call_arguments_and_tool_definitions_too() -> None:
+    plain = LLMRequest("m", [Message("user", "abcd")], 5)
+    definition = '{"name": "get_ticket", "description": "", "parameters": {"type": "object"}}'
+    asked = LLMRequest("m", [Message("user", "abcd"), Message("assistant", "", tool_calls=[CALL]),
+                             Message("tool", "abcdefgh", tool_call_id="call_1")], 5, tools=[definition])
+    calls = estimate_tokens("get_ticket") + estimate_tokens('{"ticket_id": "T-601"}')
+    assert request_tokens(plain) == 1 + MESSAGE_OVERHEAD_TOKENS
+    assert request_tokens(asked) == (1 + 4) + (0 + 4) + (2 + 4) + calls + estimate_tokens(definition)
+
+
+def test_arguments_text_is_the_json_a_model_writes_and_never_raises() -> None:
+    assert arguments_text(CALL) == '{"ticket_id": "T-601"}'
+    assert arguments_text(ToolCall("c", "t", '{"ticket_id": ')) == '{"ticket_id": '
+    loop: dict = {}
+    loop["self"] = loop
+    assert arguments_text(ToolCall("c", "t", {"when": {1, 2}})) == "<dict>" == arguments_text(ToolCall("c", "t", loop))

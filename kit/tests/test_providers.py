@@ -36,6 +36,7 @@ from evidencedesk.llm import (
     ScriptedClient,
     ScriptExhausted,
     ServerError,
+    ToolCall,
     Usage,
     estimate_tokens,
     request_tokens,
@@ -58,6 +59,7 @@ from evidencedesk.providers import (
     FakeAlphaServer,
     FakeBetaServer,
     Fault,
+    ModelReply,
     decode_alpha,
     decode_beta,
     encode_alpha,
@@ -257,7 +259,7 @@ def test_no_network_and_no_vendor_sdk_is_imported() -> None:
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
     imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
     top = {name.split(".")[0] for name in imported}
-    assert top <= {"__future__", "json", "collections", "dataclasses", "typing", "pydantic", "evidencedesk"}, top
+    assert top <= {"__future__", "json", "re", "collections", "dataclasses", "typing", "pydantic", "evidencedesk"}, top
 
 
 # --- stop reasons: a reply cut at the allowance says so, on both providers --------------------------------
@@ -275,9 +277,13 @@ def test_each_provider_word_maps_to_one_kit_stop_reason() -> None:
     assert STOP_REASONS == (STOP, LENGTH, TOOL_CALLS, CONTENT_FILTER) == ("stop", "length", "tool_calls", "content_filter")
     for word, reason in ALPHA_FINISH.items():
         body = {"model": "m", "output_text": "", "finish": word, "usage": {"input_tokens": 1, "output_tokens": 0}}
+        if reason == TOOL_CALLS:  # a reply that stopped for tools carries them
+            body["tool_calls"] = [{"id": "call_1", "name": "get_ticket", "arguments": "{}"}]
         assert decode_alpha(200, json.dumps(body)).stop_reason == reason
     for word, reason in BETA_HALT.items():
-        body = {"ok": True, "engine": "m", "reply": {"segments": [], "halt": word}, "meter": {"tokens_in": 1, "tokens_out": 0}}
+        reply = ({"parts": [{"kind": "tool_use", "use_id": "use_1", "tool": "get_ticket", "input": {}}], "halt": word}
+                 if reason == TOOL_CALLS else {"segments": [], "halt": word})
+        body = {"ok": True, "engine": "m", "reply": reply, "meter": {"tokens_in": 1, "tokens_out": 0}}
         assert decode_beta(200, json.dumps(body)).stop_reason == reason
 
 
@@ -309,9 +315,189 @@ def test_input_past_the_context_window_is_context_too_long_and_uses_no_reply(
 
 
 @pytest.mark.parametrize("encode", [encode_alpha, encode_beta])
-def test_adapters_send_the_temperature_and_refuse_what_the_providers_cannot_take(encode) -> None:
+def test_adapters_send_the_temperature_and_refuse_a_tool_that_is_not_a_definition(encode) -> None:
     warm = LLMRequest("small-model-1", [Message("user", "?")], 10, temperature=0.5)
     assert "0.5" in encode(warm)
-    for extra in ({"tools": ("get_ticket",)}, {"response_format": '{"type": "object"}'}):
-        with pytest.raises(LLMInputError, match="no tools and no response_format"):
-            encode(LLMRequest("small-model-1", [Message("user", "?")], 10, **extra))
+    bad = ["get_ticket", '{"name": "get ticket", "description": "", "parameters": {"type": "object"}}',
+           '{"name": "t", "description": "", "parameters": {"type": "array"}}', '{"name": "t", "parameters": {}}']
+    for index, tool in enumerate(bad):
+        with pytest.raises(LLMInputError, match=r"tools\[1\] must be a tool definition"):
+            encode(LLMRequest("small-model-1", [Message("user", "?")], 10, tools=(DEFINITION, tool)))
+    with pytest.raises(LLMInputError, match=r"tools\[1\]: a second tool named 'get_ticket'"):
+        encode(LLMRequest("small-model-1", [Message("user", "?")], 10, tools=(DEFINITION, DEFINITION)))
+
+
+def test_alpha_takes_a_response_schema_and_beta_refuses_it_naming_the_field() -> None:
+    schema = '{"type": "object", "properties": {"ok": {"type": "boolean"}}}'
+    asked = LLMRequest("small-model-1", [Message("user", "?")], 10, response_format=schema)
+    assert json.loads(encode_alpha(asked))["response_schema"] == json.loads(schema)
+    assert "response_schema" not in json.loads(encode_alpha(ask()))
+    with pytest.raises(LLMInputError, match="response_format: beta takes no response schema"):
+        encode_beta(asked)
+    with pytest.raises(LLMInputError, match="response_format must be TEXT or a JSON schema object"):
+        encode_alpha(LLMRequest("small-model-1", [Message("user", "?")], 10, response_format="json please"))
+
+
+# --- tools on the wire: each provider's own format, one ToolCall shape, results that must answer calls -------
+
+DEFINITION = json.dumps({"name": "get_ticket", "description": "Read one ticket.",
+                         "parameters": {"type": "object", "properties": {"ticket_id": {"type": "string"}}}})
+LOOKUP = json.dumps({"name": "lookup_document", "description": "Read a document.",
+                     "parameters": {"type": "object", "properties": {"doc_id": {"type": "string"}}}})
+TWO_CALLS = ModelReply("Looking both up.", calls=(("get_ticket", {"ticket_id": "T-601"}),
+                                                 ("lookup_document", {"doc_id": "kc-returns-v3"})))
+
+
+def with_tools(*messages: Message) -> LLMRequest:
+    return LLMRequest("small-model-1", [Message("user", "Is T-601 covered by the policy?"), *messages], 200,
+                      tools=(DEFINITION, LOOKUP))
+
+
+def test_each_provider_gets_the_tools_in_its_own_format() -> None:
+    alpha, beta = json.loads(encode_alpha(with_tools())), json.loads(encode_beta(with_tools()))
+    schema = json.loads(DEFINITION)["parameters"]
+    assert alpha["tools"][0] == {"name": "get_ticket", "description": "Read one ticket.", "input_schema": schema}
+    assert beta["tools"][0] == {"tool": "get_ticket", "about": "Read one ticket.", "schema": schema}
+    assert "tools" not in json.loads(encode_alpha(ask())) and "tools" not in json.loads(encode_beta(ask()))
+
+
+@pytest.mark.parametrize(("adapter", "server", "prefix"), [(AlphaClient, FakeAlphaServer, "call"),
+                                                           (BetaClient, FakeBetaServer, "use")])
+def test_several_calls_in_one_reply_become_tool_calls_in_order(adapter: type, server: type, prefix: str) -> None:
+    client, fake = client_for(adapter, server, [TWO_CALLS])
+    response = client.complete(with_tools())
+    assert (response.text, response.stop_reason) == ("Looking both up.", TOOL_CALLS)
+    assert response.tool_calls == (ToolCall(f"{prefix}_1", "get_ticket", {"ticket_id": "T-601"}),
+                                   ToolCall(f"{prefix}_2", "lookup_document", {"doc_id": "kc-returns-v3"}))
+    assert fake.issued == [f"{prefix}_1", f"{prefix}_2"]
+
+
+def test_alpha_sends_arguments_as_a_string_and_beta_as_an_object() -> None:
+    _, alpha_body = FakeAlphaServer([TWO_CALLS])(encode_alpha(with_tools()))
+    _, beta_body = FakeBetaServer([TWO_CALLS])(encode_beta(with_tools()))
+    assert json.loads(alpha_body)["tool_calls"][0]["arguments"] == '{"ticket_id": "T-601"}'
+    assert json.loads(alpha_body)["finish"] == "tool_use"
+    parts = json.loads(beta_body)["reply"]["parts"]
+    assert [p["kind"] for p in parts] == ["text", "tool_use", "tool_use"]
+    assert parts[1]["input"] == {"ticket_id": "T-601"}
+    assert json.loads(beta_body)["reply"]["halt"] == "TOOL"
+
+
+@pytest.mark.parametrize("written", ['{"ticket_id": "T-601"', "T-601", "[1, 2]", '{"a": NaN}'])
+def test_alpha_arguments_that_are_not_a_json_object_stay_text(written: str) -> None:
+    client = AlphaClient(FakeAlphaServer([ModelReply(calls=(("get_ticket", written),))]))
+    assert client.complete(with_tools()).tool_calls == (ToolCall("call_1", "get_ticket", written),)
+
+
+def test_beta_input_is_always_an_object() -> None:
+    with pytest.raises(ValueError, match=r"script\[1\]: Beta sends tool input as an object"):
+        FakeBetaServer(["hi", ModelReply(calls=(("get_ticket", "{}"),))])
+    asked = Message("assistant", "", tool_calls=[ToolCall("use_1", "get_ticket", "{not json")])
+    with pytest.raises(LLMInputError, match=r"messages\[1\].tool_calls\[0\].arguments: Beta takes tool input"):
+        encode_beta(with_tools(asked, Message("tool", "x", tool_call_id="use_1")))
+    parsed = Message("assistant", "", tool_calls=[ToolCall("use_1", "get_ticket", '{"ticket_id": "T-601"}')])
+    turn = json.loads(encode_beta(with_tools(parsed, Message("tool", "x", tool_call_id="use_1"))))["turns"][1]
+    assert turn["parts"][0]["input"] == {"ticket_id": "T-601"}
+
+
+def answered(response: LLMResponse) -> list[Message]:
+    return [Message("assistant", response.text, tool_calls=response.tool_calls),
+            *(Message("tool", f"result of {c.id}", tool_call_id=c.id) for c in response.tool_calls)]
+
+
+def test_alpha_takes_results_as_tool_messages_and_beta_as_one_human_turn() -> None:
+    alpha, alpha_fake = client_for(AlphaClient, FakeAlphaServer, [TWO_CALLS, "Covered."])
+    beta, beta_fake = client_for(BetaClient, FakeBetaServer, [TWO_CALLS, "Covered."])
+    for client in (alpha, beta):
+        first = client.complete(with_tools())
+        final = client.complete(with_tools(*answered(first)))
+        assert (final.text, final.stop_reason, final.tool_calls) == ("Covered.", STOP, ())
+    sent = json.loads(alpha_fake.received[1])["input"]
+    assert [m["role"] for m in sent] == ["user", "assistant", "tool", "tool"]
+    assert sent[1]["tool_calls"][1] == {"id": "call_2", "name": "lookup_document",
+                                        "arguments": '{"doc_id": "kc-returns-v3"}'}
+    assert sent[2] == {"role": "tool", "call_id": "call_1", "text": "result of call_1"}
+    turns = json.loads(beta_fake.received[1])["turns"]
+    assert [t["speaker"] for t in turns] == ["human", "bot", "human"]
+    assert turns[1]["parts"][0] == {"kind": "text", "text": "Looking both up."}
+    assert turns[2]["parts"] == [{"kind": "tool_result", "use_id": "use_1", "content": "result of use_1"},
+                                 {"kind": "tool_result", "use_id": "use_2", "content": "result of use_2"}]
+
+
+@pytest.mark.parametrize(("adapter", "server"), ADAPTERS)
+def test_a_result_that_answers_no_issued_call_is_refused_and_uses_no_reply(adapter: type, server: type) -> None:
+    client, fake = client_for(adapter, server, [TWO_CALLS, "unused"])
+    first = client.complete(with_tools())
+    good = answered(first)
+    forged = Message("tool", "x", tool_call_id="call_9")
+    cases = {
+        "forged id": [good[0], good[1], forged],
+        "one call left without its result": good[:2],
+        "a result before the call it answers": [good[1], *good[:1]],
+        "a result given twice": [*good, good[1]],
+        "calls the server never issued": [Message("assistant", "", tool_calls=[ToolCall("x_1", "get_ticket", {})]),
+                                          Message("tool", "x", tool_call_id="x_1")],
+    }
+    for name, messages in cases.items():
+        with pytest.raises(BadRequest, match="answers no call|has no tool result") as caught:
+            client.complete(with_tools(*messages))
+        assert caught.value.code == BAD_REQUEST and not caught.value.retryable, name
+    assert fake.used == 1  # every refusal came before the model ran
+
+
+@pytest.mark.parametrize(("adapter", "server"), ADAPTERS)
+def test_a_reply_the_content_policy_withheld_says_content_filter(adapter: type, server: type) -> None:
+    client, _ = client_for(adapter, server, [ModelReply("Here is how to", filtered=True)])
+    response = client.complete(ask())
+    assert (response.text, response.stop_reason) == ("Here is how to", CONTENT_FILTER)
+
+
+def test_beta_keeps_segments_without_tools_and_sends_parts_with_them() -> None:
+    _, plain = FakeBetaServer(["Yes."])(encode_beta(ask()))
+    _, with_parts = FakeBetaServer(["Yes."])(encode_beta(with_tools()))
+    assert json.loads(plain)["reply"] == {"segments": ["Yes."], "halt": "END"}
+    assert json.loads(with_parts)["reply"] == {"parts": [{"kind": "text", "text": "Yes."}], "halt": "END"}
+    assert BetaClient(FakeBetaServer(["Yes."])).complete(with_tools()).text == "Yes."
+
+
+@pytest.mark.parametrize(("decode", "body", "field"), [
+    (decode_alpha, {"model": "m", "output_text": "", "finish": "tool_use", "usage": {"input_tokens": 1,
+                    "output_tokens": 0}}, "a response carries calls exactly when"),
+    (decode_alpha, {"model": "m", "output_text": "", "finish": "done", "usage": {"input_tokens": 1, "output_tokens": 0},
+                    "tool_calls": [{"id": "c", "name": "t", "arguments": "{}"}]}, "a response carries calls exactly"),
+    (decode_alpha, {"model": "m", "output_text": "", "finish": "tool_use", "usage": {"input_tokens": 1,
+                    "output_tokens": 0}, "tool_calls": [{"id": "c", "name": "t", "arguments": {}}]},
+     "tool_calls.0.arguments"),
+    (decode_alpha, {"model": "m", "output_text": "", "finish": "tool_use", "usage": {"input_tokens": 1,
+                    "output_tokens": 0}, "tool_calls": [{"id": "c", "name": "t", "arguments": "{}"}] * 2},
+     "two calls share an id"),
+    (decode_beta, {"ok": True, "engine": "m", "reply": {"parts": [], "halt": "TOOL"},
+                   "meter": {"tokens_in": 1, "tokens_out": 0}}, "a response carries calls exactly when"),
+    (decode_beta, {"ok": True, "engine": "m", "reply": {"parts": [{"kind": "image"}], "halt": "END"},
+                   "meter": {"tokens_in": 1, "tokens_out": 0}}, "reply.parts.0"),
+    (decode_beta, {"ok": True, "engine": "m", "reply": {"parts": [], "segments": [], "halt": "END"},
+                   "meter": {"tokens_in": 1, "tokens_out": 0}}, "'reply'"),
+    (decode_beta, {"ok": True, "engine": "m", "reply": {"parts": [{"kind": "tool_use", "use_id": "u", "tool": "t",
+                   "input": "{}"}], "halt": "TOOL"}, "meter": {"tokens_in": 1, "tokens_out": 0}}, "input"),
+])
+def test_tool_calls_outside_the_format_are_a_malformed_response(decode, body: dict, field: str) -> None:
+    with pytest.raises(MalformedResponse, match=field):
+        decode(200, json.dumps(body))
+
+
+@pytest.mark.parametrize(("kwargs", "problem"), [
+    ({"calls": (("", {}),)}, "calls must be"), ({"calls": (("t", 5),)}, "calls must be"),
+    ({"calls": ("get_ticket",)}, "calls must be"), ({"text": None}, "text must be a str"),
+    ({"calls": (("t", {}),), "filtered": True}, "a filtered reply carries no calls"),
+])
+def test_a_model_reply_names_what_is_wrong(kwargs: dict, problem: str) -> None:
+    with pytest.raises(ValueError, match=problem):
+        ModelReply(**kwargs)
+
+
+@pytest.mark.parametrize(("adapter", "server"), ADAPTERS)
+def test_tools_offered_and_calls_carried_count_as_input(adapter: type, server: type) -> None:
+    plain = adapter(server(["Yes."])).complete(LLMRequest("small-model-1", [Message("user", "Is T-601 covered by "
+                                                                                    "the policy?")], 200))
+    offered = adapter(server(["Yes."])).complete(with_tools())
+    assert offered.usage.input_tokens > plain.usage.input_tokens + estimate_tokens(DEFINITION)

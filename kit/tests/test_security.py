@@ -9,6 +9,7 @@ import pytest
 from pydantic import ValidationError
 
 from evidencedesk import DATA_DIR
+from evidencedesk.helpdesk import DocumentStore, TicketStore
 from evidencedesk.security import (
     HIDDEN,
     KEY_SHAPE,
@@ -22,7 +23,6 @@ from evidencedesk.security import (
     redact_log,
     visible,
 )
-from evidencedesk.tools import DocumentStore, TicketStore
 
 TICKETS = TicketStore.from_file(DATA_DIR / "tickets.json").tickets
 

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from oddvalues import Unprintable, UnprintableKey, deeply_nested
 from pydantic import Field
@@ -282,18 +287,42 @@ def test_result_text_never_raises_on_data_that_is_not_json() -> None:
         "error not_found: <Unprintable>")
 
 
-# The help-desk tools moved to helpdesk.py; the old import path keeps working.
+# The contract knows nothing of the help desk: helpdesk.py builds on tools.py, never the reverse.
 
 
-def test_helpdesk_names_are_still_importable_from_tools() -> None:
-    from evidencedesk.tools import DocumentStore, Outbox, TicketStore, default_registry  # noqa: F401
+def test_tools_imports_nothing_from_the_help_desk() -> None:
+    """Read from the source: no import of helpdesk in any form, and no module name for importlib to load it by."""
+    tree = ast.parse(Path(evidencedesk.tools.__file__).read_text(encoding="utf-8"))
+    imported: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):  # a relative import (from . import helpdesk) counts too
+            base = ("evidencedesk" if node.level else "") + ("." + node.module if node.module and node.level else
+                                                              node.module or "")
+            imported |= {base, *(f"{base}.{alias.name}" for alias in node.names)}
+    named = {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+    assert not any(n.startswith("evidencedesk.helpdesk") for n in imported | named), imported
+    assert {n for n in imported if n.startswith("evidencedesk.")} == {"evidencedesk.llm", "evidencedesk.llm.ToolCall"}
 
-    assert evidencedesk.tools.TicketStore is evidencedesk.helpdesk.TicketStore
-    assert evidencedesk.tools.kit_tools is evidencedesk.helpdesk.kit_tools
+
+def test_importing_the_contract_does_not_load_the_help_desk() -> None:
+    probe = "import sys, evidencedesk.tools; print('evidencedesk.helpdesk' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120)
+    assert done.stdout.strip() == "False"
 
 
-def test_an_unknown_name_is_still_an_attribute_error() -> None:
-    with pytest.raises(AttributeError, match="no attribute 'TicketStor'"):
-        evidencedesk.tools.TicketStor  # noqa: B018
-    with pytest.raises(ImportError):
-        from evidencedesk.tools import nothing_here  # noqa: F401
+@pytest.mark.parametrize("name", ["TicketStore", "kit_tools", "Outbox", "default_registry"])
+def test_the_help_desk_names_are_not_offered_by_the_contract(name: str) -> None:
+    assert not hasattr(evidencedesk.tools, name)
+    assert hasattr(evidencedesk.helpdesk, name)
+
+
+def test_a_call_is_the_one_shape_of_llm_and_text_arguments_are_invalid_arguments() -> None:
+    from evidencedesk import llm
+
+    assert evidencedesk.tools.ToolCall is llm.ToolCall
+    registry, ran = spy_registry()
+    result = registry.execute(ToolCall("call_1", "refund_quote", '{"price_cents": 2500, "days_'), "kwame")
+    assert result.code == INVALID_ARGUMENTS and result.error["message"] == "arguments: expected an object, got str"
+    assert ran == []

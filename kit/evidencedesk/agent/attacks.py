@@ -25,9 +25,10 @@ from evidencedesk.agent.memory import WRITE_CODES, SessionMemory
 from evidencedesk.agent.scenarios import AGENT_DATA, lab
 from evidencedesk.agent.state import REASONS
 from evidencedesk.attacks import AttackError, AttackRow, Outcome, held
+from evidencedesk.helpdesk import Outbox
 from evidencedesk.llm import ScriptedClient
 from evidencedesk.strictjson import read_jsonl
-from evidencedesk.tools import INVALID_ARGUMENTS, NOT_ALLOWED, TOO_LARGE, Outbox
+from evidencedesk.tools import INVALID_ARGUMENTS, NOT_ALLOWED, TOO_LARGE
 from evidencedesk.usage import ManualClock
 
 # the codes each target can answer with; a row must expect one of its target's codes

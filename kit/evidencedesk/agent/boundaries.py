@@ -26,9 +26,9 @@ from evidencedesk.agent.interrupt import Interrupt, InterruptibleAgent
 from evidencedesk.agent.loop import Decider, FixedPlan, ModelDecider, Run, RunBudget
 from evidencedesk.agent.scenarios import AGENT_DATA, TASKS, USERS, Expect, Limits, ScenarioError, lab
 from evidencedesk.agent.state import AWAITING, AgentState
+from evidencedesk.helpdesk import Outbox
 from evidencedesk.security import Session
 from evidencedesk.strictjson import read_jsonl
-from evidencedesk.tools import Outbox
 
 Member = str | list[list[Any]]  # a FakeModel kind, or a fixed plan: a list of [tool, arguments] pairs
 

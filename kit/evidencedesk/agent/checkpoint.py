@@ -52,9 +52,10 @@ from evidencedesk.agent.scenarios import lab_registry
 from evidencedesk.agent.sendlog import SEND_LOG, SendLog
 from evidencedesk.agent.state import AWAITING, AgentState
 from evidencedesk.gate import LINE_BREAKING, AuditLog, PendingAction, ToolGate, default_policy
+from evidencedesk.helpdesk import Outbox
 from evidencedesk.security import Session
 from evidencedesk.strictjson import read_json
-from evidencedesk.tools import Outbox, ToolCall
+from evidencedesk.tools import ToolCall
 from evidencedesk.usage import Ledger, ManualClock, UsageRecord
 
 FORMAT = "evidencedesk-checkpoint/2"  # /2 adds the approver list, the time limit and the highest pending id

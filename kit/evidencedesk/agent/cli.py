@@ -29,7 +29,7 @@ from evidencedesk.agent.checkpoint import Checkpoint, CheckpointError, decide, r
 from evidencedesk.agent.identity import TOKEN_ENV, IdentityError, session_of
 from evidencedesk.agent.state import AWAITING
 from evidencedesk.gate import one_line
-from evidencedesk.tools import Outbox
+from evidencedesk.helpdesk import Outbox
 
 
 def _start(args: argparse.Namespace) -> int:

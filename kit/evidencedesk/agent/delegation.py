@@ -29,9 +29,10 @@ from evidencedesk.agent.loop import Decider, Run, RunBudget
 from evidencedesk.agent.scenarios import lab_registry
 from evidencedesk.agent.state import DONE, AgentState
 from evidencedesk.gate import AuditLog, PendingAction, Policy, ToolGate
+from evidencedesk.helpdesk import Outbox
 from evidencedesk.llm import LLMRequest, LLMResponse
 from evidencedesk.security import Session
-from evidencedesk.tools import Outbox, Tool, ToolResult
+from evidencedesk.tools import Tool, ToolResult
 from evidencedesk.usage import Ledger, ManualClock
 
 DELEGATE = "delegate"  # the tool's name
