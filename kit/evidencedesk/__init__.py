@@ -8,8 +8,10 @@ tools (the tool contract: schemas, registry, result codes), helpdesk (the three 
 their data), gate (permissions, limits, approval, audit),
 context (trust labels and prompt assembly), security (injection signals, personal data, redaction),
 failsafe (checks that fail closed, errors that leak nothing), attacks (the attack table and its runner),
-strictjson (the one strict JSON reader that every data file loader shares);
-the agent subpackage builds a loop on top of them. Everything is deterministic: no wall clock, no
+strictjson (the one strict JSON reader that every data file loader shares).
+The Advanced course adds subpackages on top of them, in course order: resilience (streamed answers
+under deadlines, a circuit breaker and a fallback chain within the budget), then agent (a loop of
+state, proposal, check and gated action); each imports only the Beginner modules and those before it. Everything is deterministic: no wall clock, no
 randomness, no network. It leaves out real providers, real tokenizers and real money.
 """
 
