@@ -11,8 +11,9 @@ failsafe (checks that fail closed, errors that leak nothing), attacks (the attac
 strictjson (the one strict JSON reader that every data file loader shares).
 The Advanced course adds subpackages on top of them, in course order: resilience (streamed answers
 under deadlines, a circuit breaker and a fallback chain within the budget), then agent (a loop of
-state, proposal, check and gated action); each imports only the Beginner modules and those before it. Everything is deterministic: no wall clock, no
-randomness, no network. It leaves out real providers, real tokenizers and real money.
+state, proposal, check and gated action); each imports only the Beginner modules and those before it.
+Everything is deterministic: no wall clock, no randomness, no network. It leaves out real providers,
+real tokenizers and real money.
 """
 
 from __future__ import annotations
