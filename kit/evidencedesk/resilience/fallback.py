@@ -7,9 +7,11 @@ through (breaker.py), and could the attempt still fit the run's budget, assuming
 model this route asks for)? A breaker that refuses skips the provider; a budget that refuses stops the
 run with the budget's reason, before anything is spent. After a failure, failures.py decides: retry
 here after a wait (only when the wait still fits the budget's time), the next provider, or stop (a bad
-request). Every attempt is recorded: provider, outcome, cost, clock time, and what came next. One
-BudgetedClient serves the whole run, so its limits count every attempt on every provider.
-A fallback changes the model that answers: the answers may differ, so evaluate the fallback route too.
+request). Every attempt is recorded: provider, outcome, cost, clock time, and what came next. A failed
+attempt costs what its client wrote to the run's ledger during it: nothing, for the invented providers,
+which bill no refused call. One BudgetedClient serves the whole run, so its limits count every attempt
+on every provider. A fallback changes the model that answers: the answers may differ, so evaluate the
+fallback route too.
 Left out: streaming through the chain, hedged (parallel) requests, and remembering a provider's
 retry_after_s across runs.
 """
@@ -117,7 +119,9 @@ class FallbackChain:
         log: list[Attempt] = []
         alerts: list[str] = []
 
-        def note(route: Route, outcome: str, then: str, cost: Decimal = Decimal(0)) -> None:
+        def note(route: Route, outcome: str, then: str, spent: Decimal | None = None) -> None:
+            """Log one attempt; spent (credits in the ledger before it) gives its cost, None: it sent nothing."""
+            cost = Decimal(0) if spent is None else ledger.summary().cost - spent
             log.append(Attempt(route.provider, outcome, cost, self.clock(), then))
 
         def end(reason: str, response: LLMResponse | None = None, by: str = "") -> ChainRun:
@@ -142,17 +146,17 @@ class FallbackChain:
                     if what.alert:
                         alerts.append(f"{route.provider}: {error.code}: an operator must act")
                     if not what.next_provider:
-                        note(route, error.code, f"stop: {FIX_REQUEST}")
+                        note(route, error.code, f"stop: {FIX_REQUEST}", spent)
                         return end(FIX_REQUEST)
                     wait_s = retry_wait(error, attempt, self.policy)
                     if wait_s is None or paid.over_budget(routed, wait_s):
-                        note(route, error.code, "next provider")
+                        note(route, error.code, "next provider", spent)
                         break
-                    note(route, error.code, f"wait {wait_s:.2f} s, retry")
+                    note(route, error.code, f"wait {wait_s:.2f} s, retry", spent)
                     self.clock.advance(wait_s)
                     attempt += 1
                 else:
                     route.breaker.record(ok=True)
-                    note(route, OK, ANSWERED, ledger.summary().cost - spent)
+                    note(route, OK, ANSWERED, spent)
                     return end(ANSWERED, response, route.provider)
         return end(NO_PROVIDER_LEFT)

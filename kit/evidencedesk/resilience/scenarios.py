@@ -32,7 +32,16 @@ from evidencedesk.providers import (
     Transport,
 )
 from evidencedesk.resilience.breaker import CLOSED, HALF_OPEN, OPEN, CircuitBreaker
-from evidencedesk.resilience.fallback import ANSWERED, FIX_REQUEST, NO_PROVIDER_LEFT, ChainRun, FallbackChain, Route
+from evidencedesk.resilience.fallback import (
+    ANSWERED,
+    CHAIN_POLICY,
+    FIX_REQUEST,
+    NO_PROVIDER_LEFT,
+    ChainRun,
+    FallbackChain,
+    Route,
+)
+from evidencedesk.retry import RetryPolicy
 from evidencedesk.strictjson import read_jsonl
 from evidencedesk.usage import PLAIN_DECIMAL, ManualClock
 
@@ -69,12 +78,13 @@ def timed(server: Transport, clock: ManualClock, seconds: float) -> Transport:
     return send
 
 
-def lab(alpha: Script, beta: Script, *, failures_to_open: int = 3,
-        cool_down_s: float = 30.0) -> tuple[FallbackChain, ManualClock]:
+def lab(alpha: Script, beta: Script, *, failures_to_open: int = 3, cool_down_s: float = 30.0,
+        policy: RetryPolicy = CHAIN_POLICY) -> tuple[FallbackChain, ManualClock]:
     """A fresh chain, Alpha then Beta, on a new ManualClock at 0.
 
     Args: alpha, beta (lists of str replies and providers.Fault: each fake server's script); failures_to_open
-    (int) and cool_down_s (float, seconds): each breaker's settings. Returns (chain, clock).
+    (int) and cool_down_s (float, seconds): each breaker's settings; policy (retry.RetryPolicy: retries per
+    provider). Returns (chain, clock).
     Example: chain, clock = lab([Fault(OVERLOAD), Fault(OVERLOAD)], ["Yes."])
     """
     clock = ManualClock()
@@ -82,7 +92,7 @@ def lab(alpha: Script, beta: Script, *, failures_to_open: int = 3,
                     CircuitBreaker("alpha", clock, failures_to_open, cool_down_s)),
               Route("beta", BetaClient(timed(FakeBetaServer(beta), clock, BETA_LATENCY_S)), BETA_MODEL,
                     CircuitBreaker("beta", clock, failures_to_open, cool_down_s))]
-    return FallbackChain(routes, clock), clock
+    return FallbackChain(routes, clock, policy), clock
 
 
 class Limits(BaseModel):
