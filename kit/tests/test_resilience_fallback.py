@@ -133,11 +133,13 @@ def test_an_open_breaker_skips_its_provider_without_a_call() -> None:
 
 
 def test_failures_count_for_the_breaker_across_runs() -> None:
-    fallback, _ = chain([Overloaded("busy")] * 3, ["Sure."] * 3)
+    fallback, clock = chain([Overloaded("busy")] * 3, ["Sure."] * 3)
     fallback.run(REQUEST, RunBudget())
-    second = fallback.run(REQUEST, RunBudget())
-    assert outcomes(second) == [("alpha", "overloaded"), ("alpha", BREAKER_OPEN), ("beta", OK)]
+    second = fallback.run(REQUEST, RunBudget())  # the third failure in a row opens it: no wait, no retry
+    assert outcomes(second) == [("alpha", "overloaded"), ("beta", OK)] and clock() == 0.5
     assert fallback.routes[0].breaker.state == OPEN
+    third = fallback.run(REQUEST, RunBudget())
+    assert outcomes(third) == [("alpha", BREAKER_OPEN), ("beta", OK)] and fallback.routes[0].client.requests[3:] == []
 
 
 def test_when_every_provider_fails_the_run_says_so() -> None:

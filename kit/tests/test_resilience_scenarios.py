@@ -30,7 +30,7 @@ EXPECTED = {
     "r04": ("answered", "beta", 3, 0), "r05": ("answered", "beta", 3, 0), "r06": ("answered", "beta", 2, 1),
     "r07": ("answered", "beta", 2, 0), "r08": ("fix_request", "", 1, 0), "r09": ("cost_budget", "", 3, 0),
     "r10": ("answered", "beta", 2, 0), "r11": ("answered", "beta", 2, 0), "r12": ("answered", "alpha", 1, 0),
-    "r13": ("answered", "beta", 3, 0), "r14": ("no_provider_left", "", 4, 0),
+    "r13": ("answered", "beta", 2, 0), "r14": ("no_provider_left", "", 4, 0),
 }
 ROWS = {row["id"]: row for row in load_rows()}
 

@@ -6,8 +6,8 @@ through (breaker.py), and could the attempt still fit the run's budget, assuming
 (budget.BudgetedClient.over_budget: the estimated input plus the whole output allowance, priced for the
 model this route asks for)? A breaker that refuses skips the provider; a budget that refuses stops the
 run with the budget's reason, before anything is spent. After a failure, failures.py decides: retry
-here after a wait (only when the wait still fits the budget's time), the next provider, or stop (a bad
-request). Every attempt is recorded: provider, outcome, cost, clock time, and what came next. A failed
+here after a wait (only when the breaker is still closed and the wait fits the budget's time), the next
+provider, or stop (a bad request). Every attempt is recorded: provider, outcome, cost, clock time, and what came next. A failed
 attempt costs what its client wrote to the run's ledger during it: nothing, for the invented providers,
 which bill no refused call. One BudgetedClient serves the whole run, so its limits count every attempt
 on every provider. A fallback changes the model that answers: the answers may differ, so evaluate the
@@ -23,7 +23,7 @@ from decimal import Decimal
 
 from evidencedesk.budget import BudgetedClient, RunBudget
 from evidencedesk.llm import LLMClient, LLMError, LLMRequest, LLMResponse
-from evidencedesk.resilience.breaker import CircuitBreaker
+from evidencedesk.resilience.breaker import OPEN, CircuitBreaker
 from evidencedesk.resilience.failures import handling, retry_wait
 from evidencedesk.retry import RetryPolicy
 from evidencedesk.usage import Ledger, ManualClock
@@ -149,8 +149,8 @@ class FallbackChain:
                         note(route, error.code, f"stop: {FIX_REQUEST}", spent)
                         return end(FIX_REQUEST)
                     wait_s = retry_wait(error, attempt, self.policy)
-                    if wait_s is None or paid.over_budget(routed, wait_s):
-                        note(route, error.code, "next provider", spent)
+                    if wait_s is None or route.breaker.state == OPEN or paid.over_budget(routed, wait_s):
+                        note(route, error.code, "next provider", spent)  # no retry here, or none that may start
                         break
                     note(route, error.code, f"wait {wait_s:.2f} s, retry", spent)
                     self.clock.advance(wait_s)
