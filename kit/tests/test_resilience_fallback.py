@@ -153,3 +153,21 @@ def test_routes_must_name_each_provider_once(names: list[str]) -> None:
     routes = [Route(n, ScriptedClient([]), "small-model-1", CircuitBreaker(n, clock)) for n in names]
     with pytest.raises(ValueError, match="each once"):
         FallbackChain(routes, clock)
+
+
+@pytest.mark.parametrize("field, value", [("provider", ""), ("model", None), ("client", object()),
+                                          ("breaker", "closed")])
+def test_a_bad_route_names_its_field(field: str, value: object) -> None:
+    clock = ManualClock()
+    fields = {"provider": "alpha", "client": ScriptedClient([]), "model": "small-model-1",
+              "breaker": CircuitBreaker("alpha", clock), field: value}
+    with pytest.raises(ValueError, match=f"^{field} must be"):
+        Route(**fields)
+
+
+def test_run_names_a_request_or_budget_of_the_wrong_type() -> None:
+    fallback, _ = chain(["Yes."], [])
+    with pytest.raises(TypeError, match="request must be an LLMRequest, got str"):
+        fallback.run("Can I return a kettle?", RunBudget())  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="budget must be a budget.RunBudget, got dict"):
+        fallback.run(REQUEST, {"max_cost": "0.005"})  # type: ignore[arg-type]

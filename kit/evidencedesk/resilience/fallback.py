@@ -6,12 +6,12 @@ through (breaker.py), and could the attempt still fit the run's budget, assuming
 (budget.BudgetedClient.over_budget: the estimated input plus the whole output allowance, priced for the
 model this route asks for)? A breaker that refuses skips the provider; a budget that refuses stops the
 run with the budget's reason, before anything is spent. After a failure, failures.py decides: retry
-here after a wait (only when the breaker is still closed and the wait fits the budget's time), the next
-provider, or stop (a bad request). Every attempt is recorded: provider, outcome, cost, clock time, and what came next. A failed
-attempt costs what its client wrote to the run's ledger during it: nothing, for the invented providers,
-which bill no refused call. One BudgetedClient serves the whole run, so its limits count every attempt
-on every provider. A fallback changes the model that answers: the answers may differ, so evaluate the
-fallback route too.
+here after a wait (only while the breaker is still closed and the wait fits the budget's time), the
+next provider, or stop (a bad request). Every attempt is recorded: provider, outcome, cost, clock
+time, and what came next. A failed attempt costs what its client wrote to the run's ledger during
+it: nothing, for the invented providers, which bill no refused call. One BudgetedClient serves the
+whole run, so its limits count every attempt on every provider. A fallback changes the model that
+answers: the answers may differ, so evaluate the fallback route too.
 Left out: streaming through the chain, hedged (parallel) requests, and remembering a provider's
 retry_after_s across runs.
 """
@@ -42,6 +42,8 @@ class Route:
     """One provider in the chain: provider (str, a name for the log), client (LLMClient, its adapter),
     model (str, the model to ask for there; priced in the price table), breaker (CircuitBreaker, its own).
 
+    Raises: ValueError naming the field: provider or model not a non-empty str, a client without complete(),
+    a breaker that is not a CircuitBreaker.
     Example: Route("alpha", AlphaClient(FakeAlphaServer(["Yes."])), "small-model-1", CircuitBreaker("alpha", clock))
     """
 
@@ -49,6 +51,15 @@ class Route:
     client: LLMClient
     model: str
     breaker: CircuitBreaker
+
+    def __post_init__(self) -> None:
+        for name in ("provider", "model"):
+            if not isinstance(getattr(self, name), str) or not getattr(self, name):
+                raise ValueError(f"{name} must be a non-empty str, got {getattr(self, name)!r}")
+        if not callable(getattr(self.client, "complete", None)):
+            raise ValueError(f"client must be an LLMClient (with complete()), got {type(self.client).__name__}")
+        if not isinstance(self.breaker, CircuitBreaker):
+            raise ValueError(f"breaker must be a CircuitBreaker, got {type(self.breaker).__name__}")
 
 
 @dataclass(frozen=True)
@@ -112,8 +123,13 @@ class FallbackChain:
         """Answer request (LLMRequest; each route sets its own model) within budget (budget.RunBudget).
 
         ledger (usage.Ledger or None: a new one) receives every billed attempt. Returns: ChainRun.
+        Raises: TypeError naming request or budget when it is not an LLMRequest or a RunBudget.
         Example: chain.run(ask("Can I return a kettle?"), RunBudget(max_cost=Decimal("0.005"))).reason
         """
+        if not isinstance(request, LLMRequest):
+            raise TypeError(f"request must be an LLMRequest, got {type(request).__name__}")
+        if not isinstance(budget, RunBudget):
+            raise TypeError(f"budget must be a budget.RunBudget, got {type(budget).__name__}")
         current, ledger = _Current(), ledger if ledger is not None else Ledger()
         paid = BudgetedClient(current, budget, ledger, self.clock, run_id)
         log: list[Attempt] = []
