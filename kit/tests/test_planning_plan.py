@@ -86,8 +86,7 @@ def test_tool_lines_show_arguments_results_and_writes() -> None:
         "get_contact(ticket_id) -> ticket_id, reply_to, on_file",
         "get_ticket(ticket_id) -> id, status, subject, body",
         "lookup_document(doc_id) -> id, title, text",
-        "send_email_draft(to, subject, body, idempotency_key) -> queued, idempotency_key (a write: it waits for a "
-        "person's approval)",
+        "send_email_draft(to, subject, body, idempotency_key) -> queued, idempotency_key (a write)",
     ]
     assert tool_lines(agent.gate, "nothing") == []
 

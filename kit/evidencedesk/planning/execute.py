@@ -154,7 +154,8 @@ class PlanAgent:
                 return self._end("no_plan", plans, calls)
             plans.append(proposed.value)
             plan = proposed.value
-            self._log(f"plan {len(plans)}", "ok", f"{len(plan.steps)} steps, after {proposed.attempts} model call(s)")
+            asked = f"{proposed.attempts} model call" + ("s" if proposed.attempts > 1 else "")
+            self._log(f"plan {len(plans)}", "ok", f"{len(plan.steps)} steps, proposed in {asked}")
             spent = self.ledger.summary().cost
             room = Room(self.gate.policy.max_calls_per_run - len(calls), self.budget.max_steps - client.calls,
                         self.budget.max_cost - spent, self.ledger.table)

@@ -127,7 +127,7 @@ class Problem:
 
 
 def tool_lines(gate: ToolGate, task: str) -> list[str]:
-    """One line per tool the task (str) may use: its arguments, its result fields, and whether it writes.
+    """One line per tool the task (str) may use: its arguments, its result fields, and "(a write)" for a write.
 
     Example: tool_lines(gate, "triage")[0] -> "get_ticket(ticket_id) -> id, status, subject, body"
     """
@@ -135,7 +135,7 @@ def tool_lines(gate: ToolGate, task: str) -> list[str]:
     for name in sorted(gate.policy.tools_for(task) & gate.registry.names()):
         tool = gate.registry.get(name)
         line = f"{name}({', '.join(tool.args.model_fields)}) -> {', '.join(RESULT_FIELDS.get(name, ()))}"
-        lines.append(line + (" (a write: it waits for a person's approval)" if tool.writes else ""))
+        lines.append(line + (" (a write)" if tool.writes else ""))
     return lines
 
 
