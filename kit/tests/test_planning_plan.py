@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from evidencedesk.budget import worst_case_cost
-from evidencedesk.calling.structured import structured_request
+from evidencedesk.calling.structured import schema_text, structured_request
 from evidencedesk.llm import request_tokens
 from evidencedesk.planning.plan import (
     MAX_STEPS,
@@ -71,6 +71,13 @@ def test_the_plan_is_strict_and_closed(change: dict, where: str) -> None:
 def test_step_ids_must_be_unique() -> None:
     with pytest.raises(ValidationError, match="step ids must be unique; repeated: s1"):
         Plan.model_validate({"steps": [GOOD["steps"][0], GOOD["steps"][0]]})
+
+
+def test_the_schema_a_model_sees_holds_descriptions_not_docstrings() -> None:
+    schema = json.loads(schema_text(Plan))
+    assert schema["description"] == "Every tool call of the run, in the order they run."
+    assert "Example:" not in schema_text(Plan) and "Raises" not in schema_text(Answer)
+    assert schema["$defs"]["Ref"]["required"] == ["from", "field"]
 
 
 def test_a_reference_is_written_with_from() -> None:

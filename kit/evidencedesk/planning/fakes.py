@@ -44,14 +44,20 @@ def ref(step: str, field: str) -> dict[str, str]:
 
 
 def numbered(calls: Calls) -> dict[str, Any]:
-    """Plan JSON from (tool, arguments) pairs, with ids s1, s2, ... in order."""
+    """Plan JSON from (tool, arguments) pairs, with ids s1, s2, ... in order.
+
+    Example: numbered([("get_ticket", {"ticket_id": "T-601"})])["steps"][0]["id"] -> "s1"
+    """
     return {"steps": [{"id": f"s{n}", "tool": tool, "arguments": args} for n, (tool, args) in enumerate(calls, 1)]}
 
 
 def sensible_calls(goal: str, recipient: str = "on_file") -> Calls:
     """The plan a careful planner makes: read the ticket the goal names; read the returns policy if the goal
     asks about refunds, returns or policy; to reply, find the ticket's contact and draft an acknowledgement
-    whose recipient comes from the result field recipient (str) and whose subject is the ticket's."""
+    whose recipient comes from the result field recipient (str) and whose subject is the ticket's.
+
+    Example: [tool for tool, _ in sensible_calls("Read T-602 and reply to it.")][-1] -> "send_email_draft"
+    """
     found = TICKET.search(goal)
     ticket = found.group(0) if found else "T-601"
     calls: Calls = [("get_ticket", {"ticket_id": ticket})]

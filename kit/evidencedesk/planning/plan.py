@@ -2,14 +2,17 @@
 
 A Plan is a list of Steps, each a tool and its arguments. An argument is a literal value or a Ref,
 {"from": "s1", "field": "on_file"}, which the executor fills with a field of an earlier step's
-result. The models are strict and closed (extra fields refused, "3" is not an int), so a plan is data
+result. The models are strict and closed (extra fields refused, no float or null argument), so a plan is data
 that code can check whole, not prose. planner_request() builds what the planner sees: the rules and
 the task's tools (trusted), the goal (untrusted), and on a replan the failed step and its code
 (trusted) and the previous plan (untrusted: a model wrote it); never a tool's result. The plan itself
 is asked for with calling.structured.ask_structured: one repair at most, then a named refusal.
 writer_request() builds the model call after the last step, which turns the results into an answer,
-and writer_worst() the most that call can send, for the budget check. Problem is one named reason to
-refuse a plan. Left out: plans with branches or loops, and steps that call a model.
+and writer_worst() the most that call can send, for the budget check. The schemas sent to a model
+carry a short description of each class (json_schema_extra), not its docstring, which pydantic would
+otherwise copy in: a docstring is written for programmers, and every word of it would be paid for.
+Problem is one named reason to refuse a plan. Left out: plans with branches or loops, and steps that
+call a model.
 """
 
 from __future__ import annotations
@@ -56,7 +59,8 @@ class Ref(BaseModel):
     Raises pydantic.ValidationError naming the field. Example: Ref.model_validate({"from": "s1", "field": "subject"})
     """
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, json_schema_extra={
+        "description": 'A field of an earlier step\'s result: {"from": "<step id>", "field": "<result field>"}.'})
     step: str = Field(alias="from", pattern=STEP_ID)
     field: str = Field(pattern=NAME)
 
@@ -71,7 +75,8 @@ class Step(BaseModel):
     Example: Step.model_validate({"id": "s1", "tool": "get_ticket", "arguments": {"ticket_id": "T-601"}})
     """
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, json_schema_extra={
+        "description": "One tool call: its id (s1, s2, ...), the tool, and its arguments, each a literal or a Ref."})
     id: str = Field(pattern=STEP_ID)
     tool: str = Field(min_length=1, max_length=60)
     arguments: dict[Annotated[str, Field(pattern=NAME)], Value] = Field(default_factory=dict, max_length=8)
@@ -88,7 +93,8 @@ class Plan(BaseModel):
     Example: Plan.model_validate({"steps": [{"id": "s1", "tool": "get_ticket", "arguments": {"ticket_id": "T-601"}}]})
     """
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, json_schema_extra={
+        "description": "Every tool call of the run, in the order they run."})
     steps: list[Step] = Field(min_length=1, max_length=MAX_STEPS)
 
     @model_validator(mode="after")
@@ -104,9 +110,13 @@ class Plan(BaseModel):
 
 
 class Answer(BaseModel):
-    """The writer's reply: answer (1-600 characters) and sources (1-20 step ids whose results it used)."""
+    """The writer's reply: answer (1-600 characters) and sources (1-20 step ids whose results it used).
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    Strict and closed. Example: Answer.model_validate({"answer": "T-601 is open.", "sources": ["s1"]})
+    """
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, json_schema_extra={
+        "description": "The answer to the goal, and the ids of the steps whose results it used."})
     answer: str = Field(min_length=1, max_length=600)
     sources: list[Annotated[str, Field(pattern=STEP_ID)]] = Field(min_length=1, max_length=20)
 

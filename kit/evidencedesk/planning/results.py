@@ -78,6 +78,7 @@ class ContactBook:
 
         path (Path or str; default kit/data/planning/contacts.json).
         Raises DataFileError naming the file, and the field, when it is missing or malformed.
+        Example: ContactBook.from_file().forms["T-602"] -> "evil@example.org"
         """
         path = Path(path) if path is not None else PLANNING_DATA / "contacts.json"
         try:
