@@ -69,6 +69,21 @@ def test_chunks_cover_every_word_in_order_within_size_and_overlap(words: list[st
     assert [c.id for c in chunk_document(doc, size, overlap)] == [c.id for c in chunks]  # chunked again: same ids
 
 
+@PROPERTY
+@given(words=WORDS, size=st.integers(3, 40), overlap=st.integers(0, 19))
+def test_a_passage_within_the_overlap_is_whole_in_a_chunk_when_the_overlap_is_under_half(
+        words: list[str], size: int, overlap: int) -> None:
+    overlap = min(overlap, (size - 1) // 2)
+    words = [f"{word}_{n}" for n, word in enumerate(words)]  # each word once: a match is the passage itself
+    chunks = [c.text.split() for c in chunk_document(doc_of(" ".join(words)), size, overlap)]
+    for start in range(len(words)):
+        for end in range(start + 1, len(words) + 1):
+            if estimate_tokens(" ".join(words[start:end])) > overlap:
+                break
+            passage = words[start:end]
+            assert any(c[i:i + len(passage)] == passage for c in chunks for i in range(len(c))), passage
+
+
 def test_a_passage_no_longer_than_the_overlap_is_whole_in_some_chunk() -> None:
     doc = DOCS["kw-returns"]
     chunks = chunk_document(doc)

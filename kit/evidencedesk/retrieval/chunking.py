@@ -2,7 +2,8 @@
 
 chunk_document() cuts a document's text between words into chunks of at most `size` tokens, each
 starting up to `overlap` tokens before the previous one ended, so that a passage cut at a boundary is
-still whole in one of the two chunks when it is no longer than the overlap. Sizes are the kit's token
+still whole in the next chunk when it is no longer than the overlap and the overlap is less than half
+the size (the defaults: 15 and 60). Sizes are the kit's token
 estimate (llm.estimate_tokens: four characters a token), not a real tokenizer's count. A chunk's id is
 made from its document's id, its position in the document and a hash of its text,
 "<document id>#<position>-<first 6 hex digits of the text's SHA-256>". It depends on nothing else: the
