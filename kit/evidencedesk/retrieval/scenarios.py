@@ -136,8 +136,8 @@ def run_row(row: dict[str, Any], library: Library | None = None) -> dict[str, An
     elif s.kind == "answer":
         assert s.reply is not None  # fields_of_the_kind
         outcome = answer_question(session, library, s.question, ScriptedClient([s.reply]), s.k)
-        docs = [library.chunk(c).doc_id for c in outcome.retrieved]  # type: ignore[union-attr]
-        flagged = [library.chunk(c).doc_id for c in outcome.flagged]  # type: ignore[union-attr]
+        docs = [chunk_id.split("#", 1)[0] for chunk_id in outcome.retrieved]  # a chunk id starts with its document's
+        flagged = [chunk_id.split("#", 1)[0] for chunk_id in outcome.flagged]
         got.update(outcome=outcome.reason, docs=docs, flagged=list(dict.fromkeys(flagged)), attempts=outcome.attempts)
     else:
         assert s.edit is not None  # fields_of_the_kind
