@@ -201,8 +201,9 @@ def cost_of(record: UsageRecord, table: dict[str, Price]) -> Decimal:
     price = table.get(record.model)
     if price is None:
         raise UnknownModel(f"no price for model {record.model!r}")
-    fresh = record.input_tokens - record.cached_input_tokens  # input the provider did not read from a cache
-    return price.input * fresh + price.cached_input * record.cached_input_tokens + price.output * record.output_tokens
+    cached = record.cached_input_tokens  # the input tokens a provider read from its prompt cache
+    full = price.input * (record.input_tokens - cached) + price.output * record.output_tokens
+    return full + price.cached_input * cached if cached else full  # a 0 term would add a decimal place
 
 
 def record_usage(request: LLMRequest, response: LLMResponse, call_id: str) -> UsageRecord:

@@ -25,7 +25,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from evidencedesk import DATA_DIR
 from evidencedesk.calling.definitions import offered
 from evidencedesk.calling.rounds import answer_calls
-from evidencedesk.compaction.history import CLIP_TOKENS, KEEP_LAST, Item, Observation, clip_old, history_messages
+from evidencedesk.compaction.history import (
+    CLIP_TOKENS,
+    KEEP_LAST,
+    Item,
+    Observation,
+    clip_old,
+    history_messages,
+    history_tokens,
+)
 from evidencedesk.compaction.promptcache import CachingProvider, PrefixCache
 from evidencedesk.context import ContextPart, render_untrusted
 from evidencedesk.gate import ToolGate, default_policy
@@ -145,9 +153,11 @@ class PlannedModel:
 @dataclass(frozen=True)
 class Setup:
     """How a run is sent: caching (bool: the provider has a prompt cache), compaction (bool: clip observations
-    older than the newest keep_last to clip_tokens), state (bool: send TaskState last).
+    older than the newest keep_last to clip_tokens), state (bool: send TaskState last), compact_at (int,
+    tokens, or None): with compaction, clip only once the history passes this many tokens, then clip all but
+    the newest keep_last and hold that boundary until it passes again (None: clip on every step).
 
-    Example: Setup(caching=True, compaction=True)
+    Example: Setup(caching=True, compaction=True, compact_at=800)
     """
 
     caching: bool = False
@@ -155,6 +165,7 @@ class Setup:
     state: bool = True
     keep_last: int = KEEP_LAST
     clip_tokens: int = CLIP_TOKENS
+    compact_at: int | None = None
 
 
 SETUPS = {"none": Setup(), "caching": Setup(caching=True), "compaction": Setup(compaction=True),
@@ -198,6 +209,15 @@ def request_for(history: list[Item], state: TaskState | None, tools: tuple[str, 
     return LLMRequest(MODEL, [*messages, *([state.message()] if state is not None else [])], 200, tools=tools)
 
 
+def _history(observations: list[Observation], setup: Setup, boundary: int) -> list[Item]:
+    """The history a step sends: whole, clipped all but the newest keep_last, or clipped before boundary."""
+    if not setup.compaction:
+        return list(observations)
+    if setup.compact_at is None:
+        return list(clip_old(observations, setup.keep_last, setup.clip_tokens))
+    return list(clip_old(observations, len(observations) - boundary, setup.clip_tokens))
+
+
 def run_steps(setup: Setup = Setup(), plan: tuple[tuple[str, dict[str, Any]], ...] = PLAN,
               prices: dict[str, Price] | None = None) -> StepRun:
     """Play the run once: ask, answer each call through the gate, note the state, ask again, until an answer.
@@ -216,10 +236,12 @@ def run_steps(setup: Setup = Setup(), plan: tuple[tuple[str, dict[str, Any]], ..
     gate = lab_gate()
     tools, ledger = offered(gate.registry, gate.policy, "triage"), Ledger(prices)
     observations: list[Observation] = []
-    state, steps, sent = TaskState(), [], []
+    state, steps, sent, boundary = TaskState(), [], [], 0  # boundary: observations before it are clipped
     for number in range(1, len(plan) + 2):
-        history: list[Item] = (list(clip_old(observations, setup.keep_last, setup.clip_tokens)) if setup.compaction
-                               else list(observations))
+        history = _history(observations, setup, boundary)
+        if setup.compaction and setup.compact_at is not None and history_tokens(history) > setup.compact_at:
+            boundary = max(len(observations) - setup.keep_last, boundary)
+            history = _history(observations, setup, boundary)
         request = request_for(history, state if setup.state else None, tools)
         response = client.complete(request)
         sent.append(request)
