@@ -185,8 +185,8 @@ class UsageRecord:
         if self.cache_hit and (self.input_tokens or self.output_tokens):
             raise ValueError("cache_hit: a cache hit sends nothing to a provider, so its token counts must be 0")
         if self.cached_input_tokens > self.input_tokens:
-            raise ValueError(f"cached_input_tokens ({self.cached_input_tokens}) is a part of input_tokens "
-                             f"({self.input_tokens}), so it cannot be larger")
+            raise ValueError(f"cached_input_tokens ({self.cached_input_tokens}) must not exceed input_tokens "
+                             f"({self.input_tokens})")
 
 
 def cost_of(record: UsageRecord, table: dict[str, Price]) -> Decimal:

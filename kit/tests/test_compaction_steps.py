@@ -147,3 +147,13 @@ def test_clipping_in_the_run_keeps_the_newest_two_whole() -> None:
     tool_messages = [m for m in last.messages if m.role == "tool"]
     assert [("[compacted:" in m.content) for m in tool_messages] == [True] * 4 + [False] * 2
     assert not any(isinstance(o, Clipped) for o in RUNS["compaction"].observations)  # the record itself stays whole
+
+
+def test_compacting_past_a_threshold_rewrites_the_history_once() -> None:
+    jumps = run_steps(Setup(caching=True, compaction=True, compact_at=800))
+    drops = [b.number for a, b in zip(jumps.steps, jumps.steps[1:]) if b.cached_tokens < a.cached_tokens]
+    assert drops == [6] and jumps.answer == "T-601: open; T-602: open."
+    assert jumps.requests[:5] == RUNS["caching"].requests[:5]  # whole while the history is under 800 tokens
+    assert RUNS["caching"].cost < jumps.cost < RUNS["both"].cost
+    last = jumps.requests[-1]
+    assert sum("[compacted:" in m.content for m in last.messages) == 3  # the boundary held at o3 for step 7

@@ -324,7 +324,7 @@ def test_cached_input_tokens_cost_the_cached_price_and_the_rest_full_price() -> 
     assert str(cost_of(UsageRecord("c3", "m", 1000, 10, cached_input_tokens=0), TABLE)) == "0.003060"  # as before
 
 
-@pytest.mark.parametrize(("cached", "match"), [(101, "cannot be larger"), (-1, "non-negative int"),
+@pytest.mark.parametrize(("cached", "match"), [(101, "must not exceed input_tokens"), (-1, "non-negative int"),
                                                (True, "non-negative int"), ("5", "non-negative int")])
 def test_cached_input_tokens_are_a_part_of_the_input(cached: object, match: str) -> None:
     with pytest.raises(ValueError, match=f"cached_input_tokens.*{match}|{match}"):
