@@ -13,9 +13,11 @@ only the modules and subpackages before it: calling (tool definitions, tool-call
 gate, structured output with one repair, and their scenario table), resilience (streamed answers under
 deadlines, a circuit breaker and a fallback chain within the budget), retrieval (chunks with stable ids,
 a BM25 ranker, filtering by tenant and owner before ranking, citations checked against what was
-retrieved, recall@k and precision@k), then agent (a loop of state, proposal, check and gated action),
-then planning (plan-then-execute: a typed plan checked whole before its first step, run through the
-gate, replanned within a bound).
+retrieved, recall@k and precision@k), compaction (a provider's prompt cache and its cached-input price,
+old observations clipped or summarised under a budget of tokens, one run's cost per step with and
+without them), then agent (a loop of state, proposal, check and gated action), then planning
+(plan-then-execute: a typed plan checked whole before its first step, run through the gate, replanned
+within a bound).
 Everything is deterministic: no wall clock, no randomness, no network. It leaves out real providers,
 real tokenizers and real money.
 """

@@ -209,15 +209,22 @@ class Message:
         object.__setattr__(self, "tool_calls", calls)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Usage:
-    """Tokens one call used. input_tokens, output_tokens (int, tokens).
+    """Tokens one call used. input_tokens, output_tokens (int, tokens); cached_input_tokens (int, tokens): how
+    many of the input_tokens the provider read from its prompt cache (a part of input_tokens, not added to it).
 
-    Example: Usage(input_tokens=210, output_tokens=40)
+    The repr names cached_input_tokens only when it is not 0.
+    Example: Usage(input_tokens=210, output_tokens=40); Usage(410, 12, cached_input_tokens=384)
     """
 
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_input_tokens: int = 0
+
+    def __repr__(self) -> str:
+        cached = f", cached_input_tokens={self.cached_input_tokens}" if self.cached_input_tokens else ""
+        return f"Usage(input_tokens={self.input_tokens}, output_tokens={self.output_tokens}{cached})"
 
 
 @dataclass(frozen=True)

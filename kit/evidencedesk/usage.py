@@ -1,7 +1,9 @@
 """Cost and latency, measured without a wall clock: a manual clock, a price table, a usage ledger,
 latency percentiles, and three client wrappers (slow, timed, and one with a per-call timeout).
 
-Prices are in credits, an invented unit, read from kit/data/prices.json as Decimal (never float).
+Prices are in credits, an invented unit, read from kit/data/prices.json as Decimal (never float). Input
+tokens a provider read from its prompt cache are priced apart, at the model's cached-input price: the
+table's "cached_input" for that model, or else CACHED_INPUT_SHARE of its input price (an invented rule).
 Time is in seconds on a ManualClock that only moves when code advances it, so tests never wait.
 Token estimates (estimate_tokens, request_tokens) live in llm.py and are re-exported here; this module
 imports llm.py, never the other way round. TimeoutClient is taught with the limits of budget.py (page
@@ -35,6 +37,7 @@ from evidencedesk.strictjson import read_json
 
 PLAIN_DECIMAL = r"^[0-9]{1,20}(\.[0-9]{1,20})?$"  # the only price form: "0.000003"; no sign, exponent, space or _
 MODEL_NAME = re.compile(r"[!-~]{1,80}")  # a price table key: 1-80 visible ASCII characters, no spaces
+CACHED_INPUT_SHARE = Decimal("0.1")  # invented: a cached input token costs a tenth of an input token by default
 
 
 class PriceTableError(ValueError):
@@ -91,21 +94,30 @@ class ManualClock:
 
 @dataclass(frozen=True)
 class Price:
-    """Credits per token for one model: input and output (Decimal, credits per token).
+    """Credits per token for one model: input, output and cached_input (Decimal, credits per token).
 
-    Example: Price(Decimal("0.000003"), Decimal("0.000006"))
+    cached_input prices the input tokens a provider read from its prompt cache; left out (None), it is
+    input * CACHED_INPUT_SHARE.
+    Example: Price(Decimal("0.000003"), Decimal("0.000006")).cached_input -> Decimal("0.0000003")
     """
 
     input: Decimal
     output: Decimal
+    cached_input: Decimal | None = None
+
+    def __post_init__(self) -> None:
+        if self.cached_input is None:
+            object.__setattr__(self, "cached_input", self.input * CACHED_INPUT_SHARE)
 
 
 class _PriceEntry(BaseModel):
-    """One entry as written in the file: exactly input and output, each a plain decimal string."""
+    """One entry as written in the file: input and output, and cached_input if the model has its own, each a
+    plain decimal string."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
     input: str = Field(pattern=PLAIN_DECIMAL)
     output: str = Field(pattern=PLAIN_DECIMAL)
+    cached_input: str | None = Field(default=None, pattern=PLAIN_DECIMAL)
 
 
 def _price(path: Path, model: str, entry: object) -> Price:
@@ -116,14 +128,17 @@ def _price(path: Path, model: str, entry: object) -> Price:
     try:
         checked = _PriceEntry.model_validate(entry)
     except ValidationError as exc:
-        raise PriceTableError(f"{where} must be an object with exactly 'input' and 'output', each a string "
-                              f"holding a plain non-negative decimal, like \"0.000003\"") from exc
-    return Price(Decimal(checked.input), Decimal(checked.output))
+        raise PriceTableError(f"{where} must be an object with 'input' and 'output' (and, if the model has its own, "
+                              f"'cached_input'), each a string holding a plain non-negative decimal, like "
+                              f"\"0.000003\"") from exc
+    cached = Decimal(checked.cached_input) if checked.cached_input is not None else None
+    return Price(Decimal(checked.input), Decimal(checked.output), cached)
 
 
 def load_prices(path: Path | str | None = None) -> dict[str, Price]:
     """Load the price table: {"model": {"input": "0.000003", "output": "0.000006"}} in credits per token.
 
+    An entry may add "cached_input" (credits per cached input token); without it, Price applies CACHED_INPUT_SHARE.
     Args: path (Path, str or None) -- defaults to kit/data/prices.json.
     Returns: dict model name -> Price (Decimal values).
     Raises: PriceTableError naming the file (unreadable, not strict JSON, repeated model names, not an
@@ -145,10 +160,12 @@ class UsageRecord:
     """One model call as the ledger sees it.
 
     Args: call_id (str); model (str); input_tokens, output_tokens (int, tokens, >= 0); cache_hit (bool):
-    True when a response cache answered and no provider was called, so both token counts are 0.
+    True when a response cache answered and no provider was called, so both token counts are 0;
+    cached_input_tokens (int, tokens, 0 to input_tokens): the part of input_tokens that the provider read
+    from its prompt cache.
     Raises: ValueError naming the field when a token count is not a non-negative int, cache_hit is not a
-    bool, or a cache hit reports tokens.
-    Example: UsageRecord("run-1", "fake-agent-1", 250, 40)
+    bool, a cache hit reports tokens, or cached_input_tokens exceeds input_tokens.
+    Example: UsageRecord("run-1", "fake-agent-1", 250, 40); UsageRecord("c2", "m", 410, 12, cached_input_tokens=384)
     """
 
     call_id: str
@@ -156,9 +173,10 @@ class UsageRecord:
     input_tokens: int
     output_tokens: int
     cache_hit: bool = False
+    cached_input_tokens: int = 0
 
     def __post_init__(self) -> None:
-        for name in ("input_tokens", "output_tokens"):
+        for name in ("input_tokens", "output_tokens", "cached_input_tokens"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{name} must be a non-negative int, got {value!r}")
@@ -166,10 +184,15 @@ class UsageRecord:
             raise ValueError(f"cache_hit must be a bool, got {self.cache_hit!r}")
         if self.cache_hit and (self.input_tokens or self.output_tokens):
             raise ValueError("cache_hit: a cache hit sends nothing to a provider, so its token counts must be 0")
+        if self.cached_input_tokens > self.input_tokens:
+            raise ValueError(f"cached_input_tokens ({self.cached_input_tokens}) must not exceed input_tokens "
+                             f"({self.input_tokens})")
 
 
 def cost_of(record: UsageRecord, table: dict[str, Price]) -> Decimal:
-    """Cost of one call in credits: input_tokens * input price + output_tokens * output price.
+    """Cost of one call in credits: input_tokens * input price + output_tokens * output price, except that
+    the input tokens read from a prompt cache (cached_input_tokens, 0 unless a provider cached) cost the
+    cached-input price instead.
 
     Args: record (UsageRecord); table (dict model -> Price, credits per token).
     Returns: Decimal, credits. Raises: UnknownModel naming the model when it has no price.
@@ -178,23 +201,29 @@ def cost_of(record: UsageRecord, table: dict[str, Price]) -> Decimal:
     price = table.get(record.model)
     if price is None:
         raise UnknownModel(f"no price for model {record.model!r}")
-    return price.input * record.input_tokens + price.output * record.output_tokens
+    cached = record.cached_input_tokens  # the input tokens a provider read from its prompt cache
+    full = price.input * (record.input_tokens - cached) + price.output * record.output_tokens
+    return full + price.cached_input * cached if cached else full  # a 0 term would add a decimal place
 
 
 def record_usage(request: LLMRequest, response: LLMResponse, call_id: str) -> UsageRecord:
-    """Turn one call into a UsageRecord: the request's model, the response's token counts.
+    """Turn one call into a UsageRecord: the request's model, the response's token counts (cached input included).
 
     Args: request (LLMRequest); response (LLMResponse); call_id (str).
-    Returns: UsageRecord. Raises: ValueError if the response reports negative tokens.
+    Returns: UsageRecord. Raises: ValueError if the response reports negative tokens, or more cached input
+    tokens than input tokens.
     Example: record_usage(request, response, "run-1") -> UsageRecord("run-1", "scripted-1", 7, 1)
     """
-    return UsageRecord(call_id, request.model, response.usage.input_tokens, response.usage.output_tokens)
+    usage = response.usage
+    return UsageRecord(call_id, request.model, usage.input_tokens, usage.output_tokens,
+                       cached_input_tokens=usage.cached_input_tokens)
 
 
 @dataclass(frozen=True)
 class Summary:
     """Totals of a ledger: calls (int, cache hits included), input_tokens, output_tokens, tokens (int, tokens),
-    cost (Decimal, credits), cache_hits (int, calls a cache answered for 0 credits)."""
+    cost (Decimal, credits), cache_hits (int, calls a cache answered for 0 credits), cached_input_tokens
+    (int, tokens: the part of input_tokens that providers read from their prompt caches)."""
 
     calls: int
     input_tokens: int
@@ -202,6 +231,7 @@ class Summary:
     tokens: int
     cost: Decimal
     cache_hits: int = 0
+    cached_input_tokens: int = 0
 
 
 class Ledger:
@@ -234,7 +264,8 @@ class Ledger:
         tokens_out = sum(r.output_tokens for r in self._records)
         cost = sum((cost_of(r, self.table) for r in self._records), Decimal(0))
         hits = sum(r.cache_hit for r in self._records)
-        return Summary(len(self._records), tokens_in, tokens_out, tokens_in + tokens_out, cost, hits)
+        cached = sum(r.cached_input_tokens for r in self._records)
+        return Summary(len(self._records), tokens_in, tokens_out, tokens_in + tokens_out, cost, hits, cached)
 
 
 def percentile(values: Sequence[float], p: float) -> float:

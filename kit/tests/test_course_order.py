@@ -1,8 +1,8 @@
 """A page builds only on earlier pages: Beginner code never uses Advanced code, nor an Advanced page a later one's.
 
 The Beginner course (kit/evidencedesk/*.py, one package level) comes before the Advanced one, whose
-pages add subpackages in course order (ADVANCED: calling/ and resilience/ in chapter 1, retrieval/ in
-chapter 2, then agent/ and planning/ in chapter 3).
+pages add subpackages in course order (ADVANCED: calling/ and resilience/ in chapter 1, retrieval/ and
+compaction/ in chapter 2, then agent/ and planning/ in chapter 3).
 So no Beginner module imports an Advanced subpackage, directly, by a relative import or by name
 through importlib, and neither do the Beginner test files the Beginner pages count; and no Advanced
 subpackage, nor its test files, imports a subpackage that comes after it. Read from the source (ast),
@@ -24,8 +24,8 @@ KIT = Path(__file__).resolve().parents[1]  # kit/tests/ -> kit/
 PACKAGE = KIT / "evidencedesk"
 AGENT = "evidencedesk.agent"
 # the Advanced course's subpackages, in course order: each may import the ones before it, never one after
-ADVANCED = ("evidencedesk.calling", "evidencedesk.resilience", "evidencedesk.retrieval", AGENT,
-            "evidencedesk.planning")
+ADVANCED = ("evidencedesk.calling", "evidencedesk.resilience", "evidencedesk.retrieval", "evidencedesk.compaction",
+            AGENT, "evidencedesk.planning")
 # the Beginner course's modules, in course order (see evidencedesk/__init__.py)
 BEGINNER_MODULES = ("llm", "providers", "usage", "budget", "cache", "limits", "retry", "tools", "helpdesk", "gate",
                     "context", "security", "failsafe", "attacks", "strictjson")
@@ -156,6 +156,12 @@ def test_playing_the_retrieval_scenario_table_loads_no_later_subpackage() -> Non
     play = ("from evidencedesk.retrieval.scenarios import check_row, load_rows"
             "\nassert all(check_row(row) == [] for row in load_rows())")
     assert loaded_agent_modules(play, ADVANCED[ADVANCED.index("evidencedesk.retrieval") + 1:]) == []
+
+
+def test_playing_the_compaction_table_loads_no_later_subpackage() -> None:
+    play = ("from evidencedesk.compaction.scenarios import check_row, load_rows"
+            "\nassert all(check_row(row) == [] for row in load_rows())")
+    assert loaded_agent_modules(play, ADVANCED[ADVANCED.index("evidencedesk.compaction") + 1:]) == []
 
 
 def test_the_check_finds_a_subpackage_by_name_too(tmp_path: Path) -> None:

@@ -299,6 +299,56 @@ def test_a_cache_hit_has_no_tokens_and_is_a_bool(tokens: tuple[int, int], hit: o
         UsageRecord("c1", "m", *tokens, cache_hit=hit)  # type: ignore[arg-type]
 
 
+# Cached input: the input tokens a provider read from its prompt cache, priced at the cached-input price.
+def test_a_price_without_its_own_cached_input_takes_the_kit_share() -> None:
+    assert usage.CACHED_INPUT_SHARE == Decimal("0.1")
+    assert Price(Decimal("0.000003"), Decimal("0.000006")).cached_input == Decimal("0.0000003")
+    assert Price(Decimal("0.000003"), Decimal("0.000006"), Decimal("0.0000015")).cached_input == Decimal("0.0000015")
+    assert all(p.cached_input == p.input * usage.CACHED_INPUT_SHARE for p in load_prices().values())
+
+
+def test_a_price_table_entry_may_set_its_own_cached_input(tmp_path: Path) -> None:
+    path = tmp_path / "prices.json"
+    path.write_text('{"m": {"input": "0.000002", "cached_input": "0.000001", "output": "0.000008"}}')
+    assert load_prices(path)["m"] == Price(Decimal("0.000002"), Decimal("0.000008"), Decimal("0.000001"))
+    path.write_text('{"m": {"input": "0.000002", "cached_input": 0.000001, "output": "0.000008"}}')
+    with pytest.raises(PriceTableError, match="entry 'm' must be an object with 'input' and 'output' \\(and"):
+        load_prices(path)
+
+
+def test_cached_input_tokens_cost_the_cached_price_and_the_rest_full_price() -> None:
+    record = UsageRecord("c2", "m", 1000, 10, cached_input_tokens=800)
+    # 200 fresh input tokens at 0.000003, 800 cached at 0.0000003, 10 output at 0.000006
+    assert cost_of(record, TABLE) == Decimal("0.000600") + Decimal("0.00024") + Decimal("0.000060")
+    assert cost_of(record, TABLE) < cost_of(UsageRecord("c1", "m", 1000, 10), TABLE)
+    assert str(cost_of(UsageRecord("c3", "m", 1000, 10, cached_input_tokens=0), TABLE)) == "0.003060"  # as before
+
+
+@pytest.mark.parametrize(("cached", "match"), [(101, "must not exceed input_tokens"), (-1, "non-negative int"),
+                                               (True, "non-negative int"), ("5", "non-negative int")])
+def test_cached_input_tokens_are_a_part_of_the_input(cached: object, match: str) -> None:
+    with pytest.raises(ValueError, match=f"cached_input_tokens.*{match}|{match}"):
+        UsageRecord("c1", "m", 100, 10, cached_input_tokens=cached)  # type: ignore[arg-type]
+
+
+def test_record_usage_and_the_ledger_carry_cached_input_tokens() -> None:
+    response = LLMResponse("ok", "m", Usage(400, 5, cached_input_tokens=300))
+    record = record_usage(ask(), response, "run-1")
+    assert record == UsageRecord("run-1", "scripted-1", 400, 5, cached_input_tokens=300)
+    ledger = Ledger({"scripted-1": TABLE["m"]})
+    ledger.add(record)
+    ledger.add(UsageRecord("run-2", "scripted-1", 100, 5))
+    summary = ledger.summary()
+    assert (summary.input_tokens, summary.cached_input_tokens) == (500, 300)
+    assert summary.cost == cost_of(record, ledger.table) + cost_of(ledger.records[1], ledger.table)
+
+
+def test_usage_shows_cached_input_tokens_only_when_there_are_some() -> None:
+    assert repr(Usage(30, 13)) == "Usage(input_tokens=30, output_tokens=13)"
+    assert repr(Usage(30, 13, 16)) == "Usage(input_tokens=30, output_tokens=13, cached_input_tokens=16)"
+    assert Usage(30, 13) == Usage(30, 13, 0) != Usage(30, 13, 16)
+
+
 def test_usage_imports_only_earlier_modules() -> None:
     """llm.py comes first in the course, usage.py second: nothing here imports a later module."""
     tree = ast.parse(Path(usage.__file__).read_text(encoding="utf-8"))
