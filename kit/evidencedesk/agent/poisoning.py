@@ -167,7 +167,7 @@ def later_run(path: Path, task: str = "triage", grant: bool = False,
     """
     agent, outbox = memory_lab(decider=ModelDecider(FollowsMemory()), task=task, grant=grant)
     agent.clock.advance(after_s)
-    agent.memory = SessionMemory.load(path, agent.clock, owner="kwame")  # every note through the write rules again
+    agent.memory = SessionMemory.load(path, agent.clock, owner="kwame")  # the write rules run again
     return agent, agent.run(LATER_GOAL, run_id="r-2"), outbox
 
 

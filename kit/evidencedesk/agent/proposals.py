@@ -179,7 +179,8 @@ class MemoryReview:
                 return Review(False, parked.code)
             self.desk.ask(parked.error["pending_id"])
             return Review(True, HELD, parked.error["pending_id"])
-        self.gate.audit.add(state.run_id, call.id, REMEMBER, TASK, state.user_id, code, f"note {proposal.key}")
+        detail = f"note {proposal.key}"  # the key, never the text
+        self.gate.audit.add(state.run_id, call.id, REMEMBER, TASK, state.user_id, code, detail)
         return Review(False, code)
 
     def approve(self, pending_id: str, by: Session) -> Verdict:
