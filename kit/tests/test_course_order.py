@@ -170,3 +170,28 @@ def test_the_check_finds_a_subpackage_by_name_too(tmp_path: Path) -> None:
                       'from test_calling_rounds import lab\n', encoding="utf-8")
     assert [line.split(":")[0] for line in agent_imports(source, "evidencedesk.calling")] == ["line 1", "line 3"]
     assert agent_imports(source) == []
+
+
+# The agent subpackage holds two pages: Agent Loops, State, and Memory first, then Human Approval and
+# Multi-Agent Boundaries, whose modules build on the first page's and never the other way round.
+AGENT_PAGE = ("state", "loop", "memory", "fakes", "scenarios", "attacks")
+APPROVAL_PAGE = ("approval", "checkpoint", "interrupt", "delegation", "boundaries", "cli", "identity", "locks",
+                 "sendlog", "decisionlog", "proposals", "poisoning")
+
+
+def test_every_agent_module_belongs_to_one_of_its_two_pages() -> None:
+    modules = {p.stem for p in (PACKAGE / "agent").glob("*.py")} - {"__init__"}
+    assert modules == set(AGENT_PAGE) | set(APPROVAL_PAGE) and not set(AGENT_PAGE) & set(APPROVAL_PAGE)
+
+
+@pytest.mark.parametrize("module", AGENT_PAGE)
+def test_no_agent_page_module_or_test_file_imports_an_approval_page_module(module: str) -> None:
+    files = [p for p in (PACKAGE / "agent" / f"{module}.py", KIT / "tests" / f"test_agent_{module}.py") if p.is_file()]
+    hits = [f"{p.name}: {hit}" for p in files for later in APPROVAL_PAGE
+            for hit in agent_imports(p, f"{AGENT}.{later}")]
+    assert hits == []
+
+
+def test_importing_the_agent_pages_modules_loads_no_approval_page_module() -> None:
+    imports = "\n".join(f"import {AGENT}.{module}" for module in AGENT_PAGE)
+    assert loaded_agent_modules(imports, tuple(f"{AGENT}.{later}" for later in APPROVAL_PAGE)) == []

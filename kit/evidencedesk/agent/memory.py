@@ -6,8 +6,9 @@ it came from ("tool:get_ticket:o1", "user:turn-2"), an owner and an expiry time 
 injected clock. write() refuses, with a named code, anything that must not be stored: secrets,
 personal data, another user's facts, instruction-like text, or more notes than the store holds.
 Memory comes back into prompts only as untrusted, source-tagged parts; dump() and restore() let a
-checkpoint (checkpoint.py) carry it under the same checks as a file. Left out: model-written memory,
-and any database: a JSON file is enough.
+checkpoint (checkpoint.py) carry it under the same checks as a file. Left out: memory a model writes
+(a model only proposes notes, and proposals.py holds them for a person), and any database: a JSON file
+is enough.
 """
 
 from __future__ import annotations
