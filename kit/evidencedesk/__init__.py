@@ -16,7 +16,9 @@ a BM25 ranker, filtering by tenant and owner before ranking, citations checked a
 retrieved, recall@k and precision@k), compaction (a provider's prompt cache and its cached-input price,
 old observations clipped or summarised under a budget of tokens, one run's cost per step with and
 without them), then agent (a loop of state, proposal, check and gated action; then a person's approval,
-checkpoints, cancel, delegation, and memory that a model proposes and a person reviews).
+checkpoints, cancel, delegation, and memory that a model proposes and a person reviews), then planning
+(plan-then-execute: a typed plan checked whole before its first step, run through the gate, replanned
+within a bound).
 Everything is deterministic: no wall clock, no randomness, no network. It leaves out real providers,
 real tokenizers and real money.
 """
