@@ -67,7 +67,10 @@ class CaseBase(BaseModel):
 
 
 class ExactCase(CaseBase):
-    """The reply must equal expected after graders.normalise(). Example: a category word."""
+    """The reply must equal expected after graders.normalise(): a category word, say.
+
+    Example: ExactCase(id="g01", input="Category?", grader="exact", expected="refund", tags=["refund"])
+    """
 
     grader: Literal["exact"]
     expected: str = Field(min_length=1, max_length=200)

@@ -71,7 +71,10 @@ class Grade:
 
 @dataclass(frozen=True)
 class SetGrade(Grade):
-    """A Grade from set_match, with precision and recall of the reply's set (None where 0/0, an empty set)."""
+    """A Grade from set_match, with precision and recall of the reply's set (None where 0/0, an empty set).
+
+    Example: set_match("late", ["late", "damaged"]).recall -> 0.5
+    """
 
     precision: float | None = None
     recall: float | None = None

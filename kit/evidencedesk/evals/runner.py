@@ -79,7 +79,10 @@ class Config:
 
 @dataclass(frozen=True)
 class Result:
-    """One case's result: case_id, tags, the reply (str, as the model wrote it) and its Grade."""
+    """One case's result: case_id, tags, the reply (str, as the model wrote it) and its Grade.
+
+    Example: run.result("g17").grade.code -> "not_a_number"
+    """
 
     case_id: str
     tags: tuple[str, ...]
