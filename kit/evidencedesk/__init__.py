@@ -15,10 +15,11 @@ deadlines, a circuit breaker and a fallback chain within the budget), retrieval 
 a BM25 ranker, filtering by tenant and owner before ranking, citations checked against what was
 retrieved, recall@k and precision@k), compaction (a provider's prompt cache and its cached-input price,
 old observations clipped or summarised under a budget of tokens, one run's cost per step with and
-without them), then agent (a loop of state, proposal, check and gated action; then a person's approval,
-checkpoints, cancel, delegation, and memory that a model proposes and a person reviews), then planning
+without them), agent (a loop of state, proposal, check and gated action; then a person's approval,
+checkpoints, cancel, delegation, and memory that a model proposes and a person reviews), planning
 (plan-then-execute: a typed plan checked whole before its first step, run through the gate, replanned
-within a bound).
+within a bound), then evals (golden cases, deterministic graders, pass rates with Wilson intervals,
+paired comparisons of two configurations, and how many cases a difference needs).
 Everything is deterministic: no wall clock, no randomness, no network. It leaves out real providers,
 real tokenizers and real money.
 """
