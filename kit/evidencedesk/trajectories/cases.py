@@ -13,9 +13,7 @@ expected tool arguments, the answer's wording (evals/ grades answers), and gener
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -24,14 +22,14 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from evidencedesk import DATA_DIR
 from evidencedesk.agent.fakes import FakeModel
 from evidencedesk.agent.loop import RunBudget
-from evidencedesk.agent.scenarios import AGENT_DATA, TASKS, USERS, Limits, Scenario, load_scenarios
+from evidencedesk.agent.scenarios import AGENT_DATA, TASKS, USERS, Limits, Scenario, load_scenarios, one_of
 from evidencedesk.agent.state import REASONS
 from evidencedesk.strictjson import read_jsonl
-from evidencedesk.usage import PLAIN_DECIMAL
+from evidencedesk.trajectories.record import NAME
+from evidencedesk.usage import CreditsText
 
 TRAJECTORIES_DATA = DATA_DIR / "trajectories"
 EXACT, SUBSEQUENCE, SET = "exact", "subsequence", "set"  # the three rules for tools; grade.py states them
-TOOL = r"^[a-z][a-z0-9_]{0,39}$"
 TAG = r"^[a-z][a-z0-9_-]{0,23}$"
 SEND = "send_email_draft"  # the agent's one write: an email that leaves the building
 
@@ -62,50 +60,33 @@ class TrajectoryCase(BaseModel):
     model: str | None = None
     limits: Limits = Field(default_factory=Limits)
     slow: float = Field(default=0.0, ge=0)
-    tools: tuple[Annotated[str, Field(pattern=TOOL)], ...] = Field(max_length=20, strict=False)
+    tools: tuple[Annotated[str, Field(pattern=NAME)], ...] = Field(max_length=20, strict=False)
     rule: Literal["exact", "subsequence", "set"]
     reason: str
     max_steps: int = Field(ge=0, le=100)
-    max_cost: Decimal = Field(ge=0)
-    forbidden: tuple[Annotated[str, Field(pattern=TOOL)], ...] = Field(default=(), max_length=5, strict=False)
+    max_cost: CreditsText = Field(ge=0)
+    forbidden: tuple[Annotated[str, Field(pattern=NAME)], ...] = Field(default=(), max_length=5, strict=False)
     tags: tuple[Annotated[str, Field(pattern=TAG)], ...] = Field(min_length=1, max_length=5, strict=False)
 
     @field_validator("user")
     @classmethod
     def _known_user(cls, user: str) -> str:
-        if user and user not in USERS:
-            raise ValueError(f"unknown user {user[:40]!r}; known: {', '.join(USERS)} or '' (nobody signed in)")
-        return user
+        return user and one_of(user, tuple(USERS), "user")  # "" stands for nobody signed in
 
     @field_validator("task")
     @classmethod
     def _known_task(cls, task: str) -> str:
-        if task not in TASKS:
-            raise ValueError(f"unknown task {task[:40]!r}; known: {', '.join(TASKS)}")
-        return task
+        return one_of(task, TASKS, "task")
 
     @field_validator("model")
     @classmethod
     def _known_model(cls, model: str | None) -> str | None:
-        if model is not None and model not in FakeModel.KINDS:
-            raise ValueError(f"unknown fake model {model[:40]!r}; known: {', '.join(FakeModel.KINDS)}")
-        return model
+        return None if model is None else one_of(model, FakeModel.KINDS, "fake model")
 
     @field_validator("reason")
     @classmethod
     def _known_reason(cls, reason: str) -> str:
-        if reason not in REASONS:
-            raise ValueError(f"unknown reason {reason[:40]!r}; known: {', '.join(REASONS)}")
-        return reason
-
-    @field_validator("max_cost", mode="before")
-    @classmethod
-    def _cost_from_text(cls, value: object) -> object:
-        if isinstance(value, str):
-            if not re.fullmatch(PLAIN_DECIMAL, value):
-                raise ValueError(f'max_cost must be a plain decimal string like "0.002", got {value[:20]!r}')
-            return Decimal(value)
-        return value
+        return one_of(reason, tuple(REASONS), "reason")
 
 
 @dataclass(frozen=True)

@@ -13,17 +13,16 @@ the tools' arguments and results, the model's words, proposals that code refused
 from __future__ import annotations
 
 import re
-from decimal import Decimal
 from itertools import groupby
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from evidencedesk.agent.loop import Run
+from evidencedesk.agent.scenarios import one_of
 from evidencedesk.agent.state import REASONS
-from evidencedesk.usage import PLAIN_DECIMAL
+from evidencedesk.usage import CreditsText
 
-TOOL = r"^[a-z][a-z0-9_]{0,39}$"  # a tool name as the registry writes it: get_ticket
-CODE = r"^[a-z][a-z0-9_]{0,39}$"  # what a tool call returned: "ok", "not_found", "needs_approval", ...
+NAME = r"^[a-z][a-z0-9_]{0,39}$"  # a tool's name (get_ticket) or what a call returned (ok, not_found, ...)
 OK = "ok"  # the code of a call that completed
 
 
@@ -42,12 +41,12 @@ class Trajectory(BaseModel):
     outcomes: tuple[str, ...] = Field(default=(), max_length=100, strict=False)
     reason: str
     steps: int = Field(ge=0, le=1000)
-    cost: Decimal = Field(ge=0)
+    cost: CreditsText = Field(ge=0)
 
     @field_validator("tools", "outcomes")
     @classmethod
     def _names(cls, values: tuple[str, ...]) -> tuple[str, ...]:
-        bad = [v for v in values if not isinstance(v, str) or not re.fullmatch(TOOL, v)]
+        bad = [v for v in values if not isinstance(v, str) or not re.fullmatch(NAME, v)]
         if bad:
             raise ValueError(f"expected lower-case names like 'get_ticket', got {str(bad[0])[:40]!r}")
         return values
@@ -55,18 +54,7 @@ class Trajectory(BaseModel):
     @field_validator("reason")
     @classmethod
     def _known_reason(cls, reason: str) -> str:
-        if reason not in REASONS:
-            raise ValueError(f"unknown reason {reason[:40]!r}; known: {', '.join(REASONS)}")
-        return reason
-
-    @field_validator("cost", mode="before")
-    @classmethod
-    def _cost_from_text(cls, value: object) -> object:
-        if isinstance(value, str):  # JSON has no decimal type, and a float is never money
-            if not re.fullmatch(PLAIN_DECIMAL, value):
-                raise ValueError(f'cost must be a plain decimal string like "0.0013", got {value[:20]!r}')
-            return Decimal(value)
-        return value
+        return one_of(reason, tuple(REASONS), "reason")
 
     @model_validator(mode="after")
     def _one_outcome_per_call(self) -> Trajectory:

@@ -19,13 +19,13 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from evidencedesk.strictjson import read_jsonl
-from evidencedesk.trajectories.cases import TOOL, TRAJECTORIES_DATA, TrajectoryCase
+from evidencedesk.trajectories.cases import TRAJECTORIES_DATA, TrajectoryCase
 from evidencedesk.trajectories.flaky import Quarantine, live_quarantine
 from evidencedesk.trajectories.gate import apply_rule
 from evidencedesk.trajectories.grade import grade_trajectory, tools_match
-from evidencedesk.trajectories.record import Trajectory
+from evidencedesk.trajectories.record import NAME, Trajectory
 
-Tools = tuple[Annotated[str, Field(pattern=TOOL)], ...]
+Tools = tuple[Annotated[str, Field(pattern=NAME)], ...]
 
 
 class ScenarioError(ValueError):
