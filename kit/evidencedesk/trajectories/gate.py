@@ -62,10 +62,10 @@ def apply_rule(lost: int, gained: int, unowned: Sequence[str], counted: int, alp
     if lost > gained and p < alpha:
         return FAIL, f"lost {lost}, gained {gained}; p = {p:.4g} < {alpha}: unlikely by chance"
     if unowned:
-        return UNDECIDED, f"flaky, no live quarantine: {' '.join(unowned)}; give each an owner, or fix it"
+        return UNDECIDED, f"flaky, no live quarantine: {' '.join(unowned)}; fix or quarantine each"
     if lost > gained:
-        return UNDECIDED, (f"lost {lost}, gained {gained}; p = {p:.4g} could be chance; "
-                           f"the least that fails is {fewest_to_fail(alpha)} lost, none gained")
+        return UNDECIDED, (f"lost {lost}, gained {gained}; p = {p:.4g} may be chance; "
+                           f"failing takes {fewest_to_fail(alpha)} lost, none gained")
     if not counted:
         return UNDECIDED, "no case left to count"
     return PASS, f"lost {lost}, gained {gained}: the candidate loses no more than it gains"
@@ -201,7 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                       repeat(eval_set, CONFIGS[args.candidate], args.runs),
                       load_quarantine() if args.quarantine else (), args.today)
     print(f"eval set: {eval_set.name}, {len(eval_set.cases)} cases")
-    print(textwrap.fill(f"rule: {RULE}", 96, subsequent_indent="  "))
+    print(textwrap.fill(f"rule: {RULE}", 84, subsequent_indent="  "))
     print(decision.report())
     return decision.exit_code
 

@@ -20,7 +20,7 @@ from evidencedesk.trajectories.record import Trajectory, path
 
 RULES = {  # the rule each case names, stated once, as the page prints it
     EXACT: "the same calls in the same order, nothing more",
-    SUBSEQUENCE: "the expected calls in that order; other calls allowed before, between and after",
+    SUBSEQUENCE: "the expected calls in that order; other calls allowed before, between and after them",
     SET: "the same tools in any order, repeats ignored; no other tool",
 }
 WRONG_TOOLS = "wrong_tools"  # the tools do not match under the case's rule
