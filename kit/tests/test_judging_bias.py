@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from evidencedesk.evals.stats import wilson
-from evidencedesk.judging.bias import POSITION, VERBOSITY, BiasTest, position_test, table_row, verbosity_test, verdict
+from evidencedesk.judging.bias import POSITION, VERBOSITY, BiasTest, position_test, verbosity_test, verdict
 from evidencedesk.judging.fakes import BIASES, Bias, ScriptedJudge, knowledge, makes
 from evidencedesk.judging.judge import FIRST, SECOND, TIE, Pairwise
 from evidencedesk.judging.pairs import A, B, Pair, is_longer, load_pairs
@@ -92,7 +92,7 @@ def test_biases_together_interact() -> None:
 def test_a_rate_comes_with_its_wilson_interval() -> None:
     found = position_test(judged(BIASES["first"]), PAIRS)
     assert found.rate == wilson(6, 24)
-    assert table_row(found) == "pairwise     6/24 = 25.0% [12.0%, 44.9%]"
+    assert str(found.rate) == "6/24 = 25.0% [12.0%, 44.9%]"
     assert str(BiasTest(VERBOSITY, "fair", (), 21).rate) == "0/21 = 0.0% [0.0%, 15.5%]"
 
 

@@ -91,10 +91,3 @@ def verbosity_test(method: Method, pairs: Sequence[Pair]) -> BiasTest:
                 toward.append(p.id)
     return BiasTest(VERBOSITY, method.name, tuple(changed), len(tested), tuple(toward))
 
-
-def table_row(test: BiasTest, width: int = 12) -> str:
-    """One line of a bias table: the method (padded to width), the changed count as a rate with its interval.
-
-    Example: table_row(position_test(Pairwise(judge), pairs)) -> "pairwise     6/24 = 25.0% [12.0%, 44.9%]"
-    """
-    return f"{test.method:<{width}} {test.rate}"
