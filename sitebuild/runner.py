@@ -2,8 +2,9 @@
 
 Both kinds run from the repo root (or a block's workdir), with everything written to stdout and
 stderr captured, a timeout, and an environment the site defines (block_env): only what a block
-needs passes through from the builder (PATH, HOME, TMPDIR, the venv), and everything that can
-change an output is fixed: buffering, colour, locale, width, hash seed, time zone. The venv's bin
+needs passes through from the builder (PATH, HOME, the venv), the temporary folder is the page's run's
+own, and everything that can change an output is fixed: buffering, colour, locale, width, hash seed,
+time zone. The venv's bin
 folder comes first on PATH, so `python -m pytest` in a bash block runs the site's own Python.
 
 An output is plain text: terminal escape sequences (colours) are removed, other control
@@ -55,6 +56,7 @@ BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")  # reorder t
 CAPTURE_LIMIT = 1_000_000  # bytes of a block's output read back; more is refused unread (see read_capture)
 # The block environment: what passes through from the builder, and what the site fixes.
 PASSED_THROUGH = ("HOME", "TMPDIR", "TEMP", "TMP", "SYSTEMROOT")
+TEMPORARY = "tmp"  # a run's temporary folder, inside its scratch folder (scratch_env)
 FIXED_ENV = {
     "PYTHONHASHSEED": "0",  # set and dict order of strings
     "PYTHONUNBUFFERED": "1",  # stdout and stderr interleave in the order they were written
@@ -99,11 +101,16 @@ def scratch_env(scratch: Path) -> dict[str, str]:
     Hypothesis keeps its example database under scratch (HYPOTHESIS_STORAGE_DIRECTORY, read by
     hypothesis.configuration), so a page's run starts with none and writes nothing `make serve` watches;
     pytest runs without its cache plugin (PYTEST_ADDOPTS), so it writes no .pytest_cache; Python writes no
-    bytecode (FIXED_ENV's PYTHONDONTWRITEBYTECODE).
+    bytecode (FIXED_ENV's PYTHONDONTWRITEBYTECODE). The temporary folder (TMPDIR, TEMP, TMP) is the run's own,
+    scratch/tmp (TEMPORARY; the caller makes it, see verify.run_blocks): pages run at the same time, and a shared one lets two pages' files meet (pytest's
+    tmp_path folders under pytest-of-<user>, whose clean-up of another run's folders warns "(rm_rf) error
+    removing", which a test count then prints as "1 warning").
 
     Example: scratch_env(Path("/tmp/s"))["HYPOTHESIS_STORAGE_DIRECTORY"] == "/tmp/s/hypothesis"
     """
-    return {"HYPOTHESIS_STORAGE_DIRECTORY": str(scratch / "hypothesis"), "PYTEST_ADDOPTS": "-p no:cacheprovider"}
+    temporary = scratch / TEMPORARY
+    return {"HYPOTHESIS_STORAGE_DIRECTORY": str(scratch / "hypothesis"), "PYTEST_ADDOPTS": "-p no:cacheprovider",
+            "TMPDIR": str(temporary), "TEMP": str(temporary), "TMP": str(temporary)}
 
 
 def block_env(root: Path, python: str | None = None, scratch: Path | None = None) -> dict[str, str]:

@@ -19,7 +19,7 @@ from . import approved
 from .blocks import Block
 from .guard import WriteGuard
 from .leaks import machine_values, redact, secrets_in
-from .runner import PageSession, Result, Trace, run_bash
+from .runner import TEMPORARY, PageSession, Result, Trace, run_bash
 
 MAX_OUTPUT_CHARS = 100_000  # far above any readable output; a bigger one is a mistake, not a page
 UNSTABLE = "printed something else on a second run, so it cannot be approved: make it deterministic"
@@ -127,8 +127,9 @@ def run_blocks(blocks: list[Block], root: Path, page: str, default_timeout: floa
             reads them back); None: not recorded.
 
     Returns:
-        One Result per block, in the same order. The tools blocks run keep their caches in a scratch folder
-        of this run (runner.scratch_env), removed when the page's last block has run. The last python
+        One Result per block, in the same order. The tools blocks run keep their caches, and blocks their
+        temporary files (TMPDIR), in a scratch folder of this run (runner.scratch_env), removed when the
+        page's last block has run. The last python
         block's Result.killed names what the page's python blocks left running, killed once the page's last
         block had run.
     """
@@ -136,6 +137,7 @@ def run_blocks(blocks: list[Block], root: Path, page: str, default_timeout: floa
     run = secrets.token_hex(6)  # marks this run's processes apart from any other build's, at the same time
     with tempfile.TemporaryDirectory(prefix="sitebuild-scratch-") as scratch, \
             PageSession(root, python, mark=f"{page} python {run}", scratch=Path(scratch), trace=trace) as session:
+        (Path(scratch) / TEMPORARY).mkdir()  # the run's own temporary folder (TMPDIR), before its first block
         for block in blocks:
             timeout = block.timeout(default_timeout)
             window, before = guard.start(f"{page}, {block.label}") if guard else (None, None)

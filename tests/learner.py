@@ -28,6 +28,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import tomllib
 import zipfile
 from pathlib import Path
@@ -160,10 +161,15 @@ def run_notebook(src_uri: str, kit: Path, kernels: Path) -> list[str]:
     manager = KernelManager(kernel_name=KERNEL, kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernels)]))
     client = NotebookClient(book, km=manager, timeout=INSTALL_TIMEOUT, allow_errors=True,
                             resources={"metadata": {"path": str(kit)}})
-    try:
-        client.execute(env=block_env(kit, str(manager.kernel_spec.argv[0])))
-    except CellExecutionError as error:  # allow_errors: only a cell that could not run at all lands here
-        return [str(error)]
+    # A temporary folder of the run's own, as the build gives each page: notebooks run at the same time, and
+    # their test count cells' pytest runs would clean up each other's tmp_path folders (", 1 warning").
+    with tempfile.TemporaryDirectory(prefix="learner-notebook-") as temporary:
+        env = {**block_env(kit, str(manager.kernel_spec.argv[0])), "TMPDIR": temporary, "TEMP": temporary,
+               "TMP": temporary}
+        try:
+            client.execute(env=env)
+        except CellExecutionError as error:  # allow_errors: only a cell that could not run at all lands here
+            return [str(error)]
     found = []
     for cell, block in zip([c for c in book.cells if c.cell_type == "code"], shown, strict=True):
         streams = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")

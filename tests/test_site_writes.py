@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from sitebuild.approved import parse
 from sitebuild.guard import WriteGuard
 from tests.conftest import failure_line, fence, label, page
 from tests.test_site_serve import WAIT, serving, wait_for
@@ -67,6 +68,24 @@ def test_pytest_with_hypothesis_in_a_kit_folder_block_leaves_no_cache_there(make
     assert accepted.code == 0, accepted
     assert built.code == 0, built
     assert sorted(p.name for p in (site.root / "kit").iterdir()) == ["test_props.py"]  # no .hypothesis, .pytest_cache
+
+
+def test_each_page_runs_with_a_temporary_folder_of_its_own(make_site):
+    # Pages run at the same time: with one shared temporary folder, two pages' pytest runs clean up each
+    # other's tmp_path folders and a count line gains ", 1 warning" ("(rm_rf) error removing ...").
+    where = ("import tempfile\nfrom pathlib import Path\nhere = Path(tempfile.gettempdir())\n"
+             "(here / 'mine.txt').write_text('{name}')\nprint(sorted(p.name for p in here.iterdir()))")
+    bash = 'echo "$TMPDIR" > "$TMPDIR/bash.txt"; ls "$TMPDIR"'
+    pages = {f"{name}.md": page(fence(where.format(name=name)), fence(bash, "bash"), title=name)
+             for name in ("a", "b")}
+    site = make_site(pages)
+
+    accepted = site.accept()
+
+    assert accepted.code == 0, accepted
+    for name in ("a", "b"):
+        entries = list(parse(site.approved(f"{name}.md"), name).values())
+        assert entries == ["['mine.txt']", "bash.txt\nmine.txt"], entries  # nothing of the other page's
 
 
 def test_the_guard_names_each_block_that_ran_while_a_file_changed(tmp_path):

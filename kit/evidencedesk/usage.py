@@ -20,8 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from evidencedesk import DATA_DIR
 from evidencedesk.llm import (  # noqa: F401 -- estimate_tokens, request_tokens: re-exported, their old home
@@ -36,6 +37,23 @@ from evidencedesk.llm import (  # noqa: F401 -- estimate_tokens, request_tokens:
 from evidencedesk.strictjson import read_json
 
 PLAIN_DECIMAL = r"^[0-9]{1,20}(\.[0-9]{1,20})?$"  # the only price form: "0.000003"; no sign, exponent, space or _
+
+
+def decimal_from_text(value: object) -> object:
+    """A plain decimal string ("0.005", see PLAIN_DECIMAL) as a Decimal; any other value as it is, for the field's
+    own type check. JSON has no decimal type, and a float is never money, so a data file writes credits as text.
+
+    Raises: ValueError naming the text when it is not a plain decimal (a sign, an exponent, a space).
+    Example: decimal_from_text("0.005") == Decimal("0.005")
+    """
+    if isinstance(value, str):
+        if not re.fullmatch(PLAIN_DECIMAL, value):
+            raise ValueError(f'must be a plain decimal string like "0.005", got {value[:20]!r}')
+        return Decimal(value)
+    return value
+
+
+CreditsText = Annotated[Decimal, BeforeValidator(decimal_from_text)]  # credits, written in a data file as "0.005"
 MODEL_NAME = re.compile(r"[!-~]{1,80}")  # a price table key: 1-80 visible ASCII characters, no spaces
 CACHED_INPUT_SHARE = Decimal("0.1")  # invented: a cached input token costs a tenth of an input token by default
 

@@ -8,11 +8,13 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evidencedesk import usage
 from evidencedesk.llm import LLMRequest, LLMResponse, LLMTimeout, Message, ScriptedClient, ScriptExhausted, Usage
 from evidencedesk.usage import (
     CallTimeout,
+    CreditsText,
     Ledger,
     ManualClock,
     Price,
@@ -361,3 +363,23 @@ def test_old_import_paths_still_work() -> None:
     from evidencedesk.llm import request_tokens as moved
 
     assert request_tokens is moved and usage.MESSAGE_OVERHEAD_TOKENS == 4
+
+
+# Credits written as text in a data file (the scenario tables' max_cost) --------------------------------
+
+
+class _Row(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    max_cost: CreditsText | None = Field(default=None, gt=0)
+
+
+def test_credits_text_reads_a_plain_decimal_string_as_a_decimal() -> None:
+    assert _Row.model_validate({"max_cost": "0.005"}).max_cost == Decimal("0.005")
+    assert _Row.model_validate({}).max_cost is None
+
+
+@pytest.mark.parametrize("bad", ["1e3", "-1", " 0.5", "0.5 ", "1_000", "NaN", "", 0.5, 1])
+def test_credits_text_refuses_anything_but_a_plain_decimal_string_naming_the_field(bad) -> None:
+    with pytest.raises(ValidationError) as error:
+        _Row.model_validate({"max_cost": bad})
+    assert error.value.errors()[0]["loc"] == ("max_cost",)

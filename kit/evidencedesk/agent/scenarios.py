@@ -11,8 +11,6 @@ Left out: real users, real models, and approvals, cancel and delegation (boundar
 from __future__ import annotations
 
 import math
-import re
-from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 
@@ -29,7 +27,7 @@ from evidencedesk.llm import LLMClient
 from evidencedesk.security import Session
 from evidencedesk.strictjson import read_jsonl
 from evidencedesk.tools import ToolRegistry
-from evidencedesk.usage import PLAIN_DECIMAL, Ledger, ManualClock, SlowClient
+from evidencedesk.usage import CreditsText, Ledger, ManualClock, SlowClient
 
 AGENT_DATA = DATA_DIR / "agent"
 USERS: dict[str, tuple[str, ...]] = {"kwame": ("triage", "reply"), "lena": ("triage",)}  # user -> tasks allowed
@@ -85,18 +83,10 @@ class Limits(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
     max_steps: int | None = Field(default=None, gt=0)
     max_seconds: float | None = Field(default=None, gt=0)
-    max_cost: Decimal | None = Field(default=None, gt=0)
+    max_cost: CreditsText | None = Field(default=None, gt=0)
     max_stuck: int | None = Field(default=None, gt=0)
     max_calls: int | None = Field(default=None, gt=0)
 
-    @field_validator("max_cost", mode="before")
-    @classmethod
-    def cost_from_text(cls, value: object) -> object:
-        if isinstance(value, str):
-            if not re.fullmatch(PLAIN_DECIMAL, value):
-                raise ValueError(f"max_cost must be a plain decimal string like \"0.005\", got {value[:20]!r}")
-            return Decimal(value)
-        return value
 
 
 class Expect(BaseModel):
@@ -134,20 +124,25 @@ class Scenario(BaseModel):
     @field_validator("model")
     @classmethod
     def known_model(cls, value: str) -> str:
-        return _one_of(value, FakeModel.KINDS, "model")
+        return one_of(value, FakeModel.KINDS, "model")
 
     @field_validator("user")
     @classmethod
     def known_user(cls, value: str) -> str:
-        return value and _one_of(value, tuple(USERS), "user")  # "" stands for nobody signed in
+        return value and one_of(value, tuple(USERS), "user")  # "" stands for nobody signed in
 
     @field_validator("task")
     @classmethod
     def known_task(cls, value: str) -> str:
-        return _one_of(value, TASKS, "task")
+        return one_of(value, TASKS, "task")
 
 
-def _one_of(value: str, known: tuple[str, ...], what: str) -> str:
+def one_of(value: str, known: tuple[str, ...], what: str) -> str:
+    """value itself when it is one of known; else ValueError naming what, the value (cut at 40) and the known ones.
+
+    For a table's validators (a pydantic field_validator turns the ValueError into the row's error).
+    Example: one_of("triage", ("triage", "reply"), "task") -> "triage"
+    """
     if value not in known:
         raise ValueError(f"unknown {what} {value[:40]!r}; known: {', '.join(known)}")
     return value

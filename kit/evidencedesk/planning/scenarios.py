@@ -12,8 +12,6 @@ approval desk of agent/approval.py does that for this run as for any other).
 
 from __future__ import annotations
 
-import re
-from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 
@@ -21,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from evidencedesk import DATA_DIR
 from evidencedesk.agent.loop import RunBudget
-from evidencedesk.agent.scenarios import AGENT_DATA, USERS
+from evidencedesk.agent.scenarios import AGENT_DATA, USERS, one_of
 from evidencedesk.gate import Policy, ToolGate
 from evidencedesk.helpdesk import DocumentStore, Outbox, TicketStore, default_registry
 from evidencedesk.planning.checks import CODES
@@ -31,7 +29,7 @@ from evidencedesk.planning.results import GUARDED, PLANNING_DATA, contact_tool
 from evidencedesk.security import Session
 from evidencedesk.strictjson import read_jsonl
 from evidencedesk.tools import ToolRegistry
-from evidencedesk.usage import PLAIN_DECIMAL, Ledger, ManualClock
+from evidencedesk.usage import CreditsText, Ledger, ManualClock
 
 TASKS = ("triage", "reply")
 READS = frozenset({"get_ticket", "lookup_document"})
@@ -90,18 +88,10 @@ class Limits(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
     max_steps: int | None = Field(default=None, gt=0)
-    max_cost: Decimal | None = Field(default=None, gt=0)
+    max_cost: CreditsText | None = Field(default=None, gt=0)
     max_calls: int | None = Field(default=None, gt=0)
     max_replans: int | None = Field(default=None, ge=0)
 
-    @field_validator("max_cost", mode="before")
-    @classmethod
-    def cost_from_text(cls, value: object) -> object:
-        if isinstance(value, str):
-            if not re.fullmatch(PLAIN_DECIMAL, value):
-                raise ValueError(f"max_cost must be a plain decimal string like \"0.005\", got {value[:20]!r}")
-            return Decimal(value)
-        return value
 
 
 class Expect(BaseModel):
@@ -119,12 +109,12 @@ class Expect(BaseModel):
     @field_validator("reason")
     @classmethod
     def known_reason(cls, value: str) -> str:
-        return _one_of(value, tuple(REASONS), "reason")
+        return one_of(value, tuple(REASONS), "reason")
 
     @field_validator("codes")
     @classmethod
     def known_codes(cls, value: list[str]) -> list[str]:
-        return [_one_of(code, CODES, "code") for code in value]
+        return [one_of(code, CODES, "code") for code in value]
 
 
 class Row(BaseModel):
@@ -145,23 +135,17 @@ class Row(BaseModel):
     @field_validator("planner")
     @classmethod
     def known_planner(cls, value: str) -> str:
-        return _one_of(value, FakePlanner.KINDS, "planner")
+        return one_of(value, FakePlanner.KINDS, "planner")
 
     @field_validator("user")
     @classmethod
     def known_user(cls, value: str) -> str:
-        return value and _one_of(value, tuple(USERS), "user")  # "" stands for nobody signed in
+        return value and one_of(value, tuple(USERS), "user")  # "" stands for nobody signed in
 
     @field_validator("task")
     @classmethod
     def known_task(cls, value: str) -> str:
-        return _one_of(value, TASKS, "task")
-
-
-def _one_of(value: str, known: tuple[str, ...], what: str) -> str:
-    if value not in known:
-        raise ValueError(f"unknown {what} {value[:40]!r}; known: {', '.join(known)}")
-    return value
+        return one_of(value, TASKS, "task")
 
 
 def load_rows(path: str | Path | None = None) -> list[dict[str, Any]]:

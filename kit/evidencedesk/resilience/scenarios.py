@@ -11,8 +11,6 @@ Left out: real providers and real latency (the seconds here are invented), and s
 
 from __future__ import annotations
 
-import re
-from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 
@@ -43,7 +41,7 @@ from evidencedesk.resilience.fallback import (
 )
 from evidencedesk.retry import RetryPolicy
 from evidencedesk.strictjson import read_jsonl
-from evidencedesk.usage import PLAIN_DECIMAL, ManualClock
+from evidencedesk.usage import CreditsText, ManualClock
 
 RESILIENCE_DATA = DATA_DIR / "resilience"
 ALPHA_MODEL, BETA_MODEL = "small-model-1", "large-model-1"  # both in kit/data/prices.json
@@ -101,16 +99,8 @@ class Limits(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
     max_steps: int | None = Field(default=None, gt=0)
     max_seconds: float | None = Field(default=None, gt=0)
-    max_cost: Decimal | None = Field(default=None, gt=0)
+    max_cost: CreditsText | None = Field(default=None, gt=0)
 
-    @field_validator("max_cost", mode="before")
-    @classmethod
-    def cost_from_text(cls, value: object) -> object:
-        if isinstance(value, str):
-            if not re.fullmatch(PLAIN_DECIMAL, value):
-                raise ValueError(f"max_cost must be a plain decimal string like \"0.005\", got {value[:20]!r}")
-            return Decimal(value)
-        return value
 
 
 class Expect(BaseModel):
