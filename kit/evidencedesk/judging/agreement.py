@@ -43,7 +43,10 @@ class Agreement:
         return f"{self.agreed}/{self.n} agree = {shares}, kappa {kappa}"
 
     def table(self, first: str = "rows", second: str = "columns") -> list[str]:
-        """The counts as aligned lines of text: rater one (first, str) by row, rater two (second) by column."""
+        """The counts as aligned lines of text: rater one (first, str) by row, rater two (second) by column.
+
+        Example: cohen_kappa(["a", "b"], ["a", "a"]).table("human", "judge")[0] -> "human \\ judge       a     b"
+        """
         corner = f"{first} \\ {second}"
         w = max(*(len(label) for label in self.labels), 4)
         lines = [f"{corner:<{len(corner) + 2}}" + "".join(f"{label:>{w + 2}}" for label in self.labels)]

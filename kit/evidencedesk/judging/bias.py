@@ -55,7 +55,10 @@ class BiasTest:
 
     @property
     def rate(self) -> Rate:
-        """The share of pairs whose verdict changed, with its Wilson interval (evals.stats.Rate)."""
+        """The share of pairs whose verdict changed, with its Wilson interval (evals.stats.Rate).
+
+        Example: str(BiasTest(POSITION, "pairwise", ("p07",), 24).rate) -> "1/24 = 4.2% [0.7%, 20.2%]"
+        """
         return wilson(len(self.changed), self.total)
 
 

@@ -40,7 +40,10 @@ CRITERIA_HEADER = "Criteria:"
 
 
 class PairVerdict(BaseModel):
-    """What a pairwise judge must return: winner ("1", "2" or "tie") and a reason of at most 200 characters."""
+    """What a pairwise judge must return: winner ("1", "2" or "tie") and a reason of at most 200 characters.
+
+    Example: PairVerdict.model_validate({"winner": "1", "reason": "1 names the receipt"})
+    """
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
     winner: Literal["1", "2", "tie"]
@@ -48,7 +51,10 @@ class PairVerdict(BaseModel):
 
 
 class CriteriaVerdict(BaseModel):
-    """What a rubric judge must return: met (the ids of the criteria met, at most 20) and a reason."""
+    """What a rubric judge must return: met (the ids of the criteria met, at most 20) and a reason.
+
+    Example: CriteriaVerdict.model_validate({"met": ["c1"], "reason": "says 30 days"})
+    """
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
     met: tuple[str, ...] = Field(max_length=20, strict=False)
@@ -115,7 +121,10 @@ class MeteredClient:
 
 @dataclass(frozen=True)
 class Verdict:
-    """A pairwise verdict: winner (FIRST, SECOND or TIE), reason (str), attempts (int, model calls: 1 or 2)."""
+    """A pairwise verdict: winner (FIRST, SECOND or TIE), reason (str), attempts (int, model calls: 1 or 2).
+
+    Example: Verdict(FIRST, "1: 2 points; 2: 1 point", 1)
+    """
 
     winner: str
     reason: str

@@ -63,14 +63,14 @@ class Pair(BaseModel):
         return self
 
     def answer(self, label: str) -> str:
-        """The text of answer label (A or B). Raises ValueError for any other label."""
+        """The text of answer label (A or B). Raises ValueError for any other label. Example: pair.answer("b")"""
         if label not in (A, B):
             raise ValueError(f"label must be {A!r} or {B!r}, got {label!r}")
         return self.a if label == A else self.b
 
 
 def other(label: str) -> str:
-    """The other answer's label: other("a") -> "b". Raises ValueError for TIE or an unknown label."""
+    """The other answer's label. Raises ValueError for TIE or an unknown label. Example: other("a") -> "b" """
     if label not in (A, B):
         raise ValueError(f"label must be {A!r} or {B!r}, got {label!r}")
     return B if label == A else A

@@ -51,7 +51,10 @@ class Rubric:
         self.client = client
 
     def met(self, pair: Pair, answer: str) -> tuple[str, ...]:
-        """The ids of the criteria (one per point of the pair) that answer meets, by the judge's reading."""
+        """The ids of the criteria (one per point of the pair) that answer meets, by the judge's reading.
+
+        Example: Rubric(judge).met(pair, pair.b) -> ("c1",)
+        """
         return ask_criteria(self.client, pair.question, answer, [(point,) for point in pair.points])
 
     def __call__(self, pair: Pair, first: str, second: str) -> str:

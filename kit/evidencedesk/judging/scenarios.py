@@ -43,6 +43,8 @@ class _Row(BaseModel):
 
 
 class KappaExpect(BaseModel):
+    """What a kappa row expects: kappa as four decimals, or "undefined"."""
+
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
     kappa: str = Field(pattern=KAPPA)
 
@@ -58,6 +60,8 @@ class KappaRow(_Row):
 
 
 class VerdictExpect(BaseModel):
+    """What a verdict row expects: the winner by slot, and the judge calls made (1 to 4)."""
+
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
     winner: Literal["first", "second", "tie"]
     calls: int = Field(ge=1, le=4)
@@ -92,6 +96,8 @@ class VerdictRow(_Row):
 
 
 class GradeExpect(BaseModel):
+    """What a grade row expects: the code of the case's own grader, and the judge's "pass" or "fail"."""
+
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
     rule: str
     judge: Literal["pass", "fail"]
