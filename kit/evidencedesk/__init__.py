@@ -18,8 +18,10 @@ old observations clipped or summarised under a budget of tokens, one run's cost 
 without them), agent (a loop of state, proposal, check and gated action; then a person's approval,
 checkpoints, cancel, delegation, and memory that a model proposes and a person reviews), planning
 (plan-then-execute: a typed plan checked whole before its first step, run through the gate, replanned
-within a bound), then evals (golden cases, deterministic graders, pass rates with Wilson intervals,
-paired comparisons of two configurations, and how many cases a difference needs).
+within a bound), evals (golden cases, deterministic graders, pass rates with Wilson intervals, paired
+comparisons of two configurations, and how many cases a difference needs), then judging (a scripted judge
+with known biases, the position and verbosity tests, agreement with human labels as Cohen's kappa, a
+rubric, and the judge against deterministic graders).
 Everything is deterministic: no wall clock, no randomness, no network. It leaves out real providers,
 real tokenizers and real money.
 """
