@@ -18,10 +18,12 @@ old observations clipped or summarised under a budget of tokens, one run's cost 
 without them), agent (a loop of state, proposal, check and gated action; then a person's approval,
 checkpoints, cancel, delegation, and memory that a model proposes and a person reviews), planning
 (plan-then-execute: a typed plan checked whole before its first step, run through the gate, replanned
-within a bound), then evals (golden cases, deterministic graders, pass rates with Wilson intervals,
-paired comparisons of two configurations, and how many cases a difference needs), trajectories (agent
-runs graded by their traces, a regression gate for CI with a stated rule and an exit code, flaky cases
-found by re-running and quarantined with an owner and an expiry).
+within a bound), evals (golden cases, deterministic graders, pass rates with Wilson intervals, paired
+comparisons of two configurations, and how many cases a difference needs), judging (a scripted judge
+with known biases, the position and verbosity tests, agreement with human labels as Cohen's kappa, a
+rubric, and the judge against deterministic graders), then trajectories (agent runs graded by their
+traces, a regression gate for CI with a stated rule and an exit code, flaky cases found by re-running
+and quarantined with an owner and an expiry).
 Everything is deterministic: no wall clock, no randomness, no network. It leaves out real providers,
 real tokenizers and real money.
 """
