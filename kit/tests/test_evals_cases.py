@@ -21,11 +21,12 @@ from evidencedesk.evals.cases import (
     NumericCase,
     CaseBase,
     case_adapter,
+    checked_case,
     grade_case,
     load_cases,
     tag_counts,
 )
-from evidencedesk.evals.graders import MISMATCH, PASS, Grade
+from evidencedesk.evals.graders import CODES, MISMATCH, PASS, Grade, known_code
 
 CASES = load_cases()
 
@@ -132,3 +133,18 @@ def test_any_callable_of_the_protocol_can_grade() -> None:
 
 def test_the_data_file_is_the_default(tmp_path: Path) -> None:
     assert load_cases(EVALS_DATA / "cases.jsonl") == CASES
+
+
+def test_checked_case_returns_a_good_case_and_names_the_field_of_a_bad_one() -> None:
+    good = {"id": "g01", "grader": "exact", "input": "?", "expected": "x", "tags": ["t"]}
+    assert checked_case(good) is good
+    with pytest.raises(ValueError, match=r"^exact\.tags: Field required$"):
+        checked_case({"id": "g01", "grader": "exact", "input": "?", "expected": "x"})
+    with pytest.raises(ValueError, match="grader"):
+        checked_case({"id": "g01", "grader": "fuzzy"})
+
+
+def test_known_code_accepts_each_code_and_names_an_unknown_one() -> None:
+    assert [known_code(code) for code in CODES] == list(CODES)
+    with pytest.raises(ValueError, match=r"unknown code 'passed'; known: pass, "):
+        known_code("passed")

@@ -18,7 +18,7 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import Annotated, Any, ClassVar, Literal, Protocol, Union, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_validator
 
 from evidencedesk import DATA_DIR
 from evidencedesk.calling.scenarios import TicketTriage
@@ -198,6 +198,21 @@ def case_adapter(kinds: tuple[type[BaseModel], ...] = CASE_KINDS) -> TypeAdapter
     Example: case_adapter().validate_python({"id": "g01", "grader": "exact", ...})
     """
     return TypeAdapter(Annotated[Union[kinds], Field(discriminator="grader")])  # noqa: UP007
+
+
+def checked_case(case: dict[str, Any]) -> dict[str, Any]:
+    """Return case (a dict, one row of a case file) when it validates as a golden case of CASE_KINDS.
+
+    Raises ValueError with one line naming the case's own field (not pydantic's whole report), for a
+    scenario row that holds a case.
+    Example: checked_case({"id": "g01", "grader": "exact", "input": "?", "expected": "x", "tags": ["t"]})["id"] -> "g01"
+    """
+    try:
+        case_adapter().validate_python(case)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ValueError(f"{'.'.join(str(p) for p in first['loc']) or 'row'}: {first['msg']}") from None
+    return case
 
 
 def load_cases(path: str | Path | None = None, kinds: tuple[type[BaseModel], ...] = CASE_KINDS) -> list[Any]:

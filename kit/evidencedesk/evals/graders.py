@@ -37,6 +37,16 @@ SCHEMA = "schema"  # JSON, but it does not fit the pydantic model
 NO_CITATION = "no_citation"  # the reply cites nothing
 NOT_ALLOWED = "citation_not_allowed"  # the reply cites an id the case does not allow
 CODES = (PASS, MISMATCH, NOT_A_NUMBER, OUT_OF_TOLERANCE, NOT_JSON, SCHEMA, NO_CITATION, NOT_ALLOWED, INCOMPLETE)
+
+
+def known_code(code: str) -> str:
+    """Return code when it is one of CODES (a scenario row's expected grade code); raise ValueError naming it.
+
+    Example: known_code("mismatch") -> "mismatch"
+    """
+    if code not in CODES:
+        raise ValueError(f"unknown code {code[:40]!r}; known: {', '.join(CODES)}")
+    return code
 PLAIN_NUMBER = re.compile(r"-?[0-9]{1,15}(\.[0-9]{1,15})?")  # "24.99", "-3", "7.0"; no sign +, unit, comma, space
 DOC_ID = r"[a-z0-9][a-z0-9-]{0,63}"  # a document id, as kit/data/documents.json writes them: kc-returns-v3
 CITATION = re.compile(rf"\[({DOC_ID})\]")  # a citation in a reply: [kc-returns-v3]

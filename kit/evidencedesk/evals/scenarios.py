@@ -15,10 +15,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
-from evidencedesk.evals.cases import EVALS_DATA, case_adapter
-from evidencedesk.evals.graders import CODES
+from evidencedesk.evals.cases import EVALS_DATA, case_adapter, checked_case
+from evidencedesk.evals.graders import known_code
 from evidencedesk.evals.paired import mcnemar_exact
 from evidencedesk.evals.stats import wilson
 from evidencedesk.strictjson import read_jsonl
@@ -46,9 +46,7 @@ class GradeExpect(BaseModel):
     @field_validator("code")
     @classmethod
     def _known(cls, code: str) -> str:
-        if code not in CODES:
-            raise ValueError(f"unknown code {code[:40]!r}; known: {', '.join(CODES)}")
-        return code
+        return known_code(code)
 
 
 class GradeRow(_Row):
@@ -62,12 +60,7 @@ class GradeRow(_Row):
     @field_validator("case")
     @classmethod
     def _a_case(cls, case: dict[str, Any]) -> dict[str, Any]:
-        try:
-            case_adapter().validate_python(case)
-        except ValidationError as exc:  # one line naming the case's own field, not pydantic's whole report
-            first = exc.errors()[0]
-            raise ValueError(f"{'.'.join(str(p) for p in first['loc']) or 'row'}: {first['msg']}") from None
-        return case
+        return checked_case(case)
 
 
 class WilsonExpect(BaseModel):
