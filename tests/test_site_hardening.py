@@ -168,3 +168,28 @@ def test_bench_prints_one_line_per_page_with_blocks(make_site):
     assert result.code == 0, result
     lines = result.output.splitlines()
     assert len(lines) == 1 and lines[0].startswith("docs/index.md") and " 2 blocks " in lines[0]
+
+
+BURN = "import time\nwhile time.process_time() < {seconds}:\n    pass\n"  # CPU-seconds, not a clock: the count is what is tested
+
+
+def test_bench_counts_make_tests_waited_processes_and_apart_those_it_left_unwaited(tmp_path):
+    """The CPU figure of `bench --compare` (bench.test_cpu_per_page): a recipe that burns 0.3 CPU-s in a process
+    make waits for and 0.4 in one it leaves behind (as Playwright's driver leaves Chromium) counts 0.3 as waited
+    and at least 0.7 in all; the course pages are the nav's pages inside Beginner and Advanced chapters."""
+    (tmp_path / "waited.py").write_text(BURN.format(seconds=0.3))
+    (tmp_path / "left.py").write_text(BURN.format(seconds=0.4))
+    (tmp_path / "Makefile").write_text(f"test:\n\t{sys.executable} waited.py\n\t({sys.executable} left.py &)\n")
+    (tmp_path / "mkdocs.yml").write_text(
+        "nav:\n- Home: index.md\n- Beginner:\n  - Chapter 1:\n    - a.md\n    - b.md\n"
+        "- Advanced:\n  - Chapter 1:\n    - c.md\n")
+    measure = "import sys\nfrom pathlib import Path\nfrom sitebuild.bench import test_cpu_per_page\n" \
+              "print(*test_cpu_per_page(Path(sys.argv[1])))"  # in a process of its own: it becomes a subreaper
+
+    result = run_command([sys.executable, "-c", measure, str(tmp_path)], REPO_ROOT, subprocess_env())
+
+    assert result.code == 0, result
+    whole, waited, pages = result.output.split()
+    assert pages == "3"
+    assert 0.3 <= float(waited) < 0.7
+    assert float(whole) >= float(waited) + 0.4
