@@ -61,7 +61,7 @@ from sitebuild import (  # noqa: E402
     render,
 )
 from sitebuild.blocks import Block, BlockError, front_matter_lines, page_blocks  # noqa: E402
-from sitebuild.guard import SLACK_NS, WROTE, WriteGuard, suspects  # noqa: E402
+from sitebuild.guard import WROTE, WriteGuard, suspects  # noqa: E402
 from sitebuild.inputs import Inputs  # noqa: E402
 from sitebuild.runner import Result  # noqa: E402
 from sitebuild.verify import PageReport, accept, refuse_unstable, run_blocks, verify  # noqa: E402
@@ -122,6 +122,7 @@ class SiteState:
     guard: WriteGuard | None = None  # the files a block must not change (guard.py)
     files: object = None  # MkDocs' Files of this build: every file it writes into the site but its templates
     started: int = 0  # time.time_ns() when the blocks were queued
+    before: set[Path] = field(default_factory=set)  # files and links in the site folder before the blocks ran
     wrote: list[str] = field(default_factory=list)  # pages whose blocks wrote into guarded files, this build
     dirty: bool = False  # --dirty: only the pages MkDocs rebuilds are run and verified
     pages: set[str] = field(default_factory=set)  # every page of the build (src_uri), rebuilt or not
@@ -182,25 +183,45 @@ def _keep_writing_pages(site: SiteState) -> None:
             site.cache.put(page_path, plan.cache_key, plan.results()[0], after, None)  # None: keyed on every input
 
 
+def _site_entries(site_dir: Path) -> list[Path]:
+    """Every file and symbolic link under site_dir, never looking inside a linked folder."""
+    found = []
+    for folder, dirs, names in os.walk(site_dir) if site_dir.is_dir() else []:
+        found += [path for path in (Path(folder) / name for name in [*dirs, *names])
+                  if path.is_symlink() or not path.is_dir()]
+    return sorted(found)
+
+
 def _strays(site: SiteState, config) -> list[str]:
-    """Files in the built site that no page or file of the build made (on_post_build runs before the plugins'
-    own, such as search's index): removed, so nothing unchecked is published, each named with the blocks that
-    ran when it appeared."""
+    """Files and links in the built site that no page or file of the build made (on_post_build runs before the
+    plugins' own, such as search's index): each is removed, so nothing unchecked is published. One that appeared
+    while the blocks ran is a failure, named with the blocks that ran when it appeared; one that was there before
+    them (MkDocs' clean leaves names starting with a dot and links to folders) is named in an INFO line, except
+    that a --dirty build keeps an earlier build's files (never a link: it would publish what it points to)."""
     site_dir = Path(config.site_dir).resolve()
     made = {Path(f.abs_dest_path).resolve() for f in site.files} if site.files is not None else set()
     made |= {site_dir / t for t in config.theme.static_templates} | {site_dir / "sitemap.xml.gz"}
     # assets a plugin writes itself and lists as the site's CSS or JavaScript (markdown-exec's, in on_env)
     made |= {(site_dir / str(getattr(a, "path", a))).resolve() for a in [*config.extra_css, *config.extra_javascript]}
+    dirty = os.environ.get(DIRTY_ENV) == "1"
     problems = []
-    for path in sorted(site_dir.rglob("*")) if site_dir.is_dir() else []:
-        stamp = path.stat().st_mtime_ns if path.is_file() and not path.is_symlink() else 0
-        if stamp >= site.started - SLACK_NS and path.resolve() not in made:  # older: a file of an earlier build
-            who = suspects(site.guard, stamp)
+    for path in _site_entries(site_dir):
+        link = path.is_symlink()
+        if path in made and not link:
+            continue
+        what = f"{path.relative_to(site_dir).as_posix()}, {'a symbolic link' if link else 'a file'}"
+        if path in site.before:
+            if dirty and not link:
+                continue  # a file of an earlier build, kept by --dirty
             path.unlink()
-            problems.append(f"{path.relative_to(site_dir).as_posix()} appeared in the built site"
-                            f"{' while ' + '; '.join(who) + ' ran' if who else ''}, and no page or file of the build "
-                            "made it; it was removed, so nothing unchecked is published: a block must not write "
-                            "into the site folder")
+            log.info(f"{what} left in the site folder before the build, was removed: no page or file of the build "
+                     "made it")
+            continue
+        who = suspects(site.guard, path.lstat().st_mtime_ns)
+        path.unlink()
+        problems.append(f"{what}, appeared in the built site{' while ' + '; '.join(who) + ' ran' if who else ''}, "
+                        "and no page or file of the build made it; it was removed, so nothing unchecked is "
+                        "published: a block must not write into the site folder")
     return problems
 
 
@@ -272,6 +293,7 @@ def on_files(files, config):
     site.guard = WriteGuard(site.root, _protected(config, site.root, site.data_dir, site.inputs))
     site.files = files
     site.started = time.time_ns()  # what appears in the site after this and no page or file made is a block's
+    site.before = set(_site_entries(Path(config.site_dir).resolve()))  # what MkDocs' clean left, if anything
     for file in files.documentation_pages():
         site.pages.add(file.src_uri)
         if site.dirty and not file.is_modified():

@@ -203,3 +203,40 @@ def test_other_dotenv_files_are_secret_looking(name):
 
 def test_an_example_dotenv_file_with_a_stage_name_is_not_a_secret():
     check_secrets({"kit/.env.local.example": b"OPENAI_API_KEY=\n"})
+
+
+def test_links_and_back_dated_files_a_block_puts_into_the_built_site_are_removed_and_fail(make_site):
+    # An attacker's block: a link to a file outside (a .env), a link to a folder, a file and a dot-file dated
+    # 2001; the stray check took a link's time as 0 and anything dated before the build as an earlier build's.
+    site = make_site(files={"outside.env": "API_KEY=sk-not-published\n"})
+    out = f"../{site.root.name}-out"
+    code = (f'mkdir -p {out}; ln -s "$PWD/outside.env" {out}/dotenv.txt; ln -s "$PWD" {out}/folder; '
+            f'echo x > {out}/old.txt; echo x > {out}/.hidden; touch -h -d 2001-01-01 {out}/old.txt {out}/.hidden '
+            f'{out}/dotenv.txt {out}/folder; echo done')
+    site.page("index.md", page(fence(code, "bash")))
+    site.accept()
+
+    built = site.build()
+
+    assert built.code != 0, built
+    for name in ("dotenv.txt", "folder", "old.txt", ".hidden"):
+        assert not os.path.lexists(site.out / name), name
+        assert f"{name}, a " in built.output, built
+    assert "sk-not-published" not in "".join(p.read_text(errors="replace") for p in site.out.rglob("*")
+                                             if p.is_file() and not p.is_symlink())
+
+
+def test_files_and_links_left_in_the_site_folder_before_the_build_are_removed_and_named(make_site):
+    # MkDocs' clean skips names starting with a dot and cannot remove a link to a folder: both would be published.
+    site = make_site({"index.md": page("No blocks.")})
+    site.out.mkdir(parents=True, exist_ok=True)
+    (site.out / ".env").write_text("API_KEY=sk-left-behind\n")
+    (site.out / "linked").symlink_to(site.root)
+
+    built = site.build()
+
+    assert built.code == 0, built
+    assert not os.path.lexists(site.out / ".env") and not os.path.lexists(site.out / "linked")
+    assert ".env, a file left in the site folder before the build, was removed" in built.output
+    assert "linked, a symbolic link left in the site folder before the build, was removed" in built.output
+    assert site.root.is_dir()  # the link went, never what it pointed to
