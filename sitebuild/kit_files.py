@@ -31,6 +31,7 @@ from pathlib import Path, PurePosixPath
 
 from mkdocs.exceptions import PluginError
 
+from sitebuild.leaks import KEY_SHAPES
 from sitebuild.logs import uncounted
 
 log = logging.getLogger("mkdocs.plugins.kit-download")  # the INFO lines of what is left out
@@ -54,32 +55,8 @@ WITH_AUTH = {
     ".pypirc": re.compile(rb"(?m)^\s*password\s*[=:]\s*\S"),
     ".npmrc": re.compile(rb"(?m)(?:^|:)_(?:auth|authToken|password)\s*=\s*\S"),
 }
-# Secret-looking content, with where each shape comes from. Lengths are real keys' lengths, so that
-# the kit's invented keys (security.py SIMULATED_SECRET "sk-sim-NOT-A-REAL-KEY-000000000", 28
-# characters after "sk-"; "sk-short" and others in kit/tests and kit/data) do not match.
-CONTENT = [
-    # RFC 7468 (2015) section 2 "-----BEGIN label-----", labels "PRIVATE KEY" and "ENCRYPTED PRIVATE KEY";
-    # also OpenSSL's legacy "RSA/EC/DSA PRIVATE KEY", OpenSSH's and OpenPGP's (RFC 4880 "PGP PRIVATE KEY
-    # BLOCK"), as in gitleaks' rule private-key (github.com/gitleaks/gitleaks config/gitleaks.toml).
-    ("a private key", re.compile(rb"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----")),
-    # AWS IAM User Guide, "IAM identifiers", unique ID prefixes: AKIA an access key, ASIA a temporary
-    # one; 16 characters of base32 after it (gitleaks rule aws-access-token).
-    ("an AWS access key id", re.compile(rb"\b(?:AKIA|ASIA)[A-Z2-7]{16}\b")),
-    # GitHub blog, "Behind GitHub's new authentication token formats", 2021-04-05
-    # (github.blog/engineering/behind-githubs-new-authentication-token-formats): ghp_ gho_ ghu_ ghs_ ghr_
-    # and 36 characters; fine-grained tokens (GitHub changelog 2022-10-18) github_pat_ and 82 (gitleaks).
-    ("a GitHub token shape", re.compile(rb"\b(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{82})\b")),
-    # Slack, "Token types" (api.slack.com/authentication/token-types): xoxb- bot, xoxp- user, xoxa-/xoxr-
-    # app and refresh, xoxs- session; each goes on with a numeric team or user id (gitleaks slack-* rules).
-    ("a Slack token shape", re.compile(rb"\bxox[abprs]-(?:[0-9]+-){1,4}[A-Za-z0-9]{8,}")),
-    # Stripe docs, "API keys" (docs.stripe.com/keys): live secret keys sk_live_, restricted rk_live_.
-    ("a Stripe live key shape", re.compile(rb"\b[sr]k_live_[A-Za-z0-9]{20,}")),
-    # Google Cloud API keys: AIza and 35 characters (gitleaks rule gcp-api-key).
-    ("a Google API key shape", re.compile(rb"\bAIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])")),
-    # OpenAI (sk- and 48 legacy, sk-proj-/sk-svcacct-/sk-admin- and about 160) and Anthropic (sk-ant-api03-
-    # and 95, gitleaks rule anthropic-api-key) keys: sk- then 32 or more key characters.
-    ("an API key shape (sk-...)", re.compile(rb"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{32,}")),
-]
+# Secret-looking content: the key shapes of leaks.py (one list, with the source of each shape), as bytes.
+CONTENT = [(kind, re.compile(shape.pattern.encode())) for kind, shape in KEY_SHAPES]
 
 
 @dataclass

@@ -10,10 +10,11 @@ An output is the same on every machine, or it is refused. Two kinds of value bre
   when the block's code reads it (`nproc`, `os.cpu_count()`, `id -un`, `$PWD`, `Path.cwd()`, ...), since
   a page that says "the repo root" or prints "2 passed" is no leak.
 - The builder's secrets (redact, secrets_in): the values of the builder's environment variables whose
-  names say they hold one (KEY, TOKEN, SECRET, PASSWORD, PASSWD, CREDENTIAL). Blocks never inherit them
-  (runner.block_env), but a block can still read them (through /proc, say); so every output is redacted
-  as it is captured, before anything compares, approves, shows or stores it, and the build fails
-  naming the variable, never its value.
+  names say they hold one (SECRET_NAME), passwords inside URLs, and any value shaped like a real key
+  (KEY_SHAPES, the shapes the kit download refuses too: a key read from a file such as .env). Blocks
+  never inherit the variables (runner.block_env), but a block can still read them (through /proc, say);
+  so every output is redacted as it is captured, before anything compares, approves, shows or stores
+  it, and the build fails naming the variable or the shape, never the value.
 
 Left out: a value printed in another form (encoded, split, reversed) is not found; a secret shorter
 than MIN_SECRET characters is not looked for, since it would match ordinary text.
@@ -33,12 +34,47 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MEMORY_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
-SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
+# Names that say a variable holds a secret: KEY, TOKEN, SECRET, PASS (PASSWORD, PASSWD, DB_PASS), CREDENTIAL,
+# AUTH, a PWD that is not the shell's folder (MYSQL_PWD), and PAT as a part of the name (GH_PAT).
+SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASS|CREDENTIAL|AUTH|PWD|(?:^|_)PAT(?:_|$)", re.IGNORECASE)
+SHELL_NAMES = {"PWD", "OLDPWD"}  # the shell's folders, not secrets
+# A password inside a URL, as in DATABASE_URL=postgres://user:password@host/db (RFC 3986 section 3.2.1 userinfo).
+URL_PASSWORD = re.compile(r"://[^/\s:@]*:([^/\s@]+)@")
 MIN_SECRET = 8  # characters; a shorter value ("1", "true", "dev") would match ordinary text
 REDACTED = re.compile(r"\[value of \$([A-Za-z_][A-Za-z0-9_]*) removed\]")
+SHAPE_REDACTED = re.compile(r"\[removed: (.+?) in the output\]")
+# Secret-looking content (key shapes), with where each shape comes from. Lengths are real keys' lengths, so that
+# the kit's invented keys (security.py SIMULATED_SECRET "sk-sim-NOT-A-REAL-KEY-000000000", 28
+# characters after "sk-"; "sk-short" and others in kit/tests and kit/data) do not match.
+KEY_SHAPES = [
+    # RFC 7468 (2015) section 2 "-----BEGIN label-----", labels "PRIVATE KEY" and "ENCRYPTED PRIVATE KEY";
+    # also OpenSSL's legacy "RSA/EC/DSA PRIVATE KEY", OpenSSH's and OpenPGP's (RFC 4880 "PGP PRIVATE KEY
+    # BLOCK"), as in gitleaks' rule private-key (github.com/gitleaks/gitleaks config/gitleaks.toml).
+    ("a private key", re.compile(r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----")),
+    # AWS IAM User Guide, "IAM identifiers", unique ID prefixes: AKIA an access key, ASIA a temporary
+    # one; 16 characters of base32 after it (gitleaks rule aws-access-token).
+    ("an AWS access key id", re.compile(r"\b(?:AKIA|ASIA)[A-Z2-7]{16}\b")),
+    # GitHub blog, "Behind GitHub's new authentication token formats", 2021-04-05
+    # (github.blog/engineering/behind-githubs-new-authentication-token-formats): ghp_ gho_ ghu_ ghs_ ghr_
+    # and 36 characters; fine-grained tokens (GitHub changelog 2022-10-18) github_pat_ and 82 (gitleaks).
+    ("a GitHub token shape", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{82})\b")),
+    # Slack, "Token types" (api.slack.com/authentication/token-types): xoxb- bot, xoxp- user, xoxa-/xoxr-
+    # app and refresh, xoxs- session; each goes on with a numeric team or user id (gitleaks slack-* rules).
+    ("a Slack token shape", re.compile(r"\bxox[abprs]-(?:[0-9]+-){1,4}[A-Za-z0-9]{8,}")),
+    # Stripe docs, "API keys" (docs.stripe.com/keys): live secret keys sk_live_, restricted rk_live_.
+    ("a Stripe live key shape", re.compile(r"\b[sr]k_live_[A-Za-z0-9]{20,}")),
+    # Google Cloud API keys: AIza and 35 characters (gitleaks rule gcp-api-key).
+    ("a Google API key shape", re.compile(r"\bAIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])")),
+    # OpenAI (sk- and 48 legacy, sk-proj-/sk-svcacct-/sk-admin- and about 160) and Anthropic (sk-ant-api03-
+    # and 95, gitleaks rule anthropic-api-key) keys: sk- then 32 or more key characters.
+    ("an API key shape (sk-...)", re.compile(r"(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{32,}")),
+]
 # Login and host names that are also ordinary words: found only where the block reads them.
 GENERIC_NAMES = {"root", "user", "admin", "runner", "ubuntu", "debian", "build", "builder", "ci", "app", "dev",
                  "vagrant", "docker", "node", "localhost", "host", "vm", "server", "home", "main", "test"}
+# A Python installed by the system (Debian's /usr, a source build's /usr/local) sits where the Filesystem
+# Hierarchy Standard puts it on every such machine: `#!/usr/bin/env python3` is no machine value.
+SYSTEM_PREFIXES = {"/usr", "/usr/local"}
 # What in a block's code reads each kind of value (bash and Python spellings).
 SOURCES = {
     "cpu": re.compile(r"cpu_count|nproc|NPROCESSORS|cpuinfo|sched_getaffinity|NUMBER_OF_PROCESSORS|lscpu|hw\.ncpu|"
@@ -48,7 +84,8 @@ SOURCES = {
                         r"%U|\bls\s+-\w*[lgno]|\.owner\(|st_uid|\bstat\b", re.MULTILINE),  # ~ as bash expands it
     "host": re.compile(r"hostname|uname|gethostname|getfqdn|platform\.node|HOSTNAME|/etc/host"),
     "folder": re.compile(r"\bpwd\b|\bPWD\b|getcwd|\bcwd\b|basename|realpath|readlink|resolve\(\)\.|absolute\(\)\.|"
-                         r"__file__|abspath"),
+                         r"__file__|abspath|VIRTUAL_ENV|sys\.(?:base_|exec_)?prefix|sys\.executable|show-toplevel|"
+                         r"\bdirname\b|\$0\b|\$\{?BASH_SOURCE"),
 }
 # The site's own words: a value that the kit or the pages themselves hold ("maria", "agent") is no evidence
 # of a leak, so it counts only where the block's code reads it, as an ordinary word does.
@@ -146,8 +183,9 @@ def machine_values(output: str, root: Path | None = None, code: str = "") -> lis
     Example: machine_values("<object at 0x7f3a2b1c9d40>") == ["0x7f3a2b1c9d40"]
     """
     found = {m.group(0) for m in MEMORY_ADDRESS.finditer(output)}
-    places = {sys.prefix: "the Python installation", sys.base_prefix: "the Python installation",
-              tempfile.gettempdir(): "the temporary folder", str(Path.home()): "the home folder"}
+    places = {prefix: "the Python installation" for prefix in {sys.prefix, sys.base_prefix}
+              if prefix not in SYSTEM_PREFIXES}
+    places |= {tempfile.gettempdir(): "the temporary folder", str(Path.home()): "the home folder"}
     if root is not None:
         places |= {str(root.resolve().parent): "the checkout's parent folder", str(root.parent): "the checkout's "
                    "parent folder"}
@@ -174,29 +212,37 @@ def secret_values(environ: dict[str, str] | None = None) -> list[tuple[str, str]
         environ: the environment to read (default: this process's).
 
     Returns:
-        Variables whose name holds KEY, TOKEN, SECRET, PASSWORD, PASSWD or CREDENTIAL (any case) and whose
-        value is at least MIN_SECRET characters long.
+        Variables whose name says they hold a secret (SECRET_NAME, any case: KEY, TOKEN, SECRET, PASS,
+        CREDENTIAL, AUTH, PWD but not the shell's PWD and OLDPWD, PAT as a part), and the password inside
+        any variable's URL (URL_PASSWORD), each at least MIN_SECRET characters long.
 
     Example: secret_values({"OPENAI_API_KEY": "sk-0123456789"}) == [("OPENAI_API_KEY", "sk-0123456789")]
     """
     environ = os.environ if environ is None else environ
-    found = [(n, v) for n, v in environ.items() if SECRET_NAME.search(n) and len(v.strip()) >= MIN_SECRET]
-    return sorted(found, key=lambda item: (-len(item[1]), item[0]))
+    found = [(n, v) for n, v in environ.items()
+             if SECRET_NAME.search(n) and n.upper() not in SHELL_NAMES and len(v.strip()) >= MIN_SECRET]
+    found += [(n, m.group(1)) for n, v in environ.items() for m in URL_PASSWORD.finditer(v)
+              if len(m.group(1)) >= MIN_SECRET]
+    return sorted(set(found), key=lambda item: (-len(item[1]), item[0]))
 
 
 def redact(text: str, environ: dict[str, str] | None = None) -> str:
-    """text with every secret value of the builder (secret_values) replaced by "[value of $NAME removed]".
+    """text with every secret value of the builder (secret_values) replaced by "[value of $NAME removed]",
+    and every key-shaped value (KEY_SHAPES: a secret read from a file, say) by "[removed: KIND in the output]".
 
     Example: redact("key sk-0123456789", {"API_KEY": "sk-0123456789"}) == "key [value of $API_KEY removed]"
     """
     for name, value in secret_values(environ):
         text = text.replace(value, f"[value of ${name} removed]")
+    for kind, shape in KEY_SHAPES:
+        text = shape.sub(f"[removed: {kind} in the output]", text)
     return text
 
 
 def secrets_in(output: str) -> list[str]:
-    """The names of the variables whose values redact() removed from an output, sorted.
+    """What redact() removed from an output, sorted: "$NAME" for a variable's value, the kind for a key shape.
 
-    Example: secrets_in("[value of $API_KEY removed]") == ["API_KEY"]
+    Example: secrets_in("[value of $API_KEY removed] [removed: a private key in the output]")
+    == ["$API_KEY", "a private key"]
     """
-    return sorted(set(REDACTED.findall(output)))
+    return sorted({f"${name}" for name in REDACTED.findall(output)} | set(SHAPE_REDACTED.findall(output)))

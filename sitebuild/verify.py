@@ -190,10 +190,14 @@ def check_result(block: Block, result: Result, root: Path | None = None, code: s
             code so far), which tells machine_values whether an ordinary word or number was read from the machine.
     """
     output = approved.clean(result.output)
-    if names := secrets_in("\n".join([output, result.problem, *result.killed])):
-        variables = ", ".join(f"${name}" for name in names)
-        problem = (f"printed the value of the builder's secret environment variable {variables} (removed from "
-                   "the output shown here); a block must never print a secret: remove what reads it")
+    if found := secrets_in("\n".join([output, result.problem, *result.killed])):
+        variables = ", ".join(name for name in found if name.startswith("$"))
+        shapes = ", ".join(name for name in found if not name.startswith("$"))
+        what = " and ".join(part for part in (
+            variables and f"the value of the builder's secret environment variable {variables}",
+            shapes and f"a value shaped like a real secret ({shapes})") if part)
+        problem = (f"printed {what} (removed from the output shown here); a block must never print a secret: "
+                   "remove what reads it")
         return Outcome(block, output, problem, output, run_ok=False, killed=result.killed)
     if problem := expected_exit(block, result) or result.undecodable:
         return Outcome(block, output, problem, output, run_ok=False, killed=result.killed)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import sys
 from pathlib import Path
 
 import pytest
@@ -68,6 +69,15 @@ def test_a_checkout_named_like_a_word_of_the_site_is_found_where_the_code_reads_
     assert "the checkout's folder name 'main'" in accepted.output
 
 
+@pytest.mark.parametrize("code", ['v=${VIRTUAL_ENV%/.venv}; echo ${v##*/}', 'print(sys.prefix.split("/")[-2])',
+                                  "git rev-parse --show-toplevel | sed 's#.*/##'", 'echo "$(dirname "$0")"'])
+def test_code_that_reads_the_checkout_folder_another_way_counts_its_name(code, tmp_path):
+    # an attacker's ways to the folder's name that the first list of SOURCES missed
+    root = tmp_path / "main"
+    root.mkdir()
+    assert machine_values("main", root, code) == ["the checkout's folder name 'main'"]
+
+
 def test_a_checkout_named_like_a_word_of_the_site_passes_where_the_code_does_not_read_it(tmp_path):
     site = create_site(tmp_path / "main", {"index.md": page(fence("print('the main loop')"))})
 
@@ -109,8 +119,55 @@ def test_redact_removes_each_secret_value_and_names_its_variable():
     environ = {"OPENAI_API_KEY": SECRET, "GITHUB_TOKEN": "ghp_" + "a" * 36, "KEYBOARD": "us", "PATH": SECRET}
     text = redact(f"a {SECRET} b ghp_{'a' * 36} us", environ)
     assert SECRET not in text and "ghp_" not in text and text.endswith(" us")
-    assert secrets_in(text) == ["GITHUB_TOKEN", "OPENAI_API_KEY"]
+    assert secrets_in(text) == ["$GITHUB_TOKEN", "$OPENAI_API_KEY"]
     assert [name for name, _ in secret_values(environ)] == ["GITHUB_TOKEN", "OPENAI_API_KEY"]  # longest first
+
+
+@pytest.mark.parametrize("name", ["DB_PASS", "MYSQL_PWD", "GH_PAT", "PAT_FOR_CI", "BASIC_AUTH", "PGPASSWORD"])
+def test_more_names_say_a_variable_holds_a_secret(name):
+    assert secret_values({name: "correct-horse-battery"}) == [(name, "correct-horse-battery")]
+
+
+def test_the_shells_folders_and_names_that_merely_hold_pat_are_no_secrets():
+    environ = {"PWD": "/home/someone/work", "OLDPWD": "/home/someone", "PATH": "/usr/bin:/bin", "PATTERN": "x" * 9}
+    assert secret_values(environ) == []
+
+
+def test_a_password_inside_a_url_is_a_secret_whatever_the_variable_is_called():
+    environ = {"DATABASE_URL": "postgres://app:correct-horse-battery@db.example.org/shop"}
+    assert secret_values(environ) == [("DATABASE_URL", "correct-horse-battery")]
+    assert redact("postgres://app:correct-horse-battery@db", environ) == "postgres://app:[value of $DATABASE_URL removed]@db"
+
+
+KEYS_IN_A_FILE = {"an API key shape (sk-...)": "sk-proj-" + "Ab3" * 16, "an AWS access key id": "AKIA" + "QWERTYUIOPASDFGH"}
+
+
+def test_a_key_shaped_value_is_removed_wherever_it_came_from_and_named_by_its_shape():
+    text = redact(" ".join(KEYS_IN_A_FILE.values()) + " sk-sim-NOT-A-REAL-KEY-000000000", {})
+    assert not any(key in text for key in KEYS_IN_A_FILE.values())
+    assert text.endswith(" sk-sim-NOT-A-REAL-KEY-000000000")  # the kit's invented key is no real key's shape
+    assert secrets_in(text) == sorted(KEYS_IN_A_FILE)
+
+
+def test_a_block_that_prints_a_key_from_a_file_fails_and_the_key_reaches_nothing(make_site):
+    # `cat .env` is no environment variable: the key shapes the kit download refuses are looked for in outputs
+    env_file = "".join(f"KEY_{n}={key}\n" for n, key in enumerate(KEYS_IN_A_FILE.values()))
+    site = make_site({"index.md": page(fence("cat outside.env", "bash"))}, files={"outside.env": env_file})
+
+    accepted = site.accept()
+
+    assert accepted.code != 0, accepted
+    assert "a value shaped like a real secret (an API key shape (sk-...), an AWS access key id)" in accepted.output
+    assert not site.approved_file().exists()
+    written = [p for p in site.root.rglob("*") if p.is_file() and p.name != "outside.env"]
+    assert not [p for p in written if any(key.encode() in p.read_bytes() for key in KEYS_IN_A_FILE.values())]
+
+
+def test_a_python_installed_by_the_system_is_no_machine_value(monkeypatch):
+    monkeypatch.setattr(sys, "base_prefix", "/usr")
+    assert machine_values("#!/usr/bin/env python3") == []
+    monkeypatch.setattr(sys, "base_prefix", "/opt/pythons/3.11.7")
+    assert machine_values("#!/opt/pythons/3.11.7/bin/python") == ["/opt/pythons/3.11.7/... (the Python installation)"]
 
 
 # A block finds the builder's environment through /proc (every process's initial environment), so the
@@ -150,3 +207,13 @@ def test_a_secret_is_not_in_the_diff_against_an_approved_output(make_site, monke
 
     assert accepted.code != 0 and "$SITEBUILD_TEST_TOKEN" in accepted.output and SECRET not in accepted.output
     assert approved_entries(site.approved()) == ["--- leak (1 line)\nstable\n"]
+
+
+def test_a_failed_build_leaves_nothing_in_the_site_folder_to_publish(make_site):
+    # the red box of a block that printed the home folder held it, in a site folder a careless deploy publishes
+    site = make_site({"index.md": page(fence('echo "$HOME"', "bash")), "other.md": page("No blocks.")})
+
+    built = site.build()
+
+    assert built.code != 0 and "was emptied: a failed build publishes nothing" in built.output, built
+    assert site.out.is_dir() and list(site.out.iterdir()) == []
