@@ -31,6 +31,7 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -223,6 +224,15 @@ def _strays(site: SiteState, config) -> list[str]:
                         "and no page or file of the build made it; it was removed, so nothing unchecked is "
                         "published: a block must not write into the site folder")
     return problems
+
+
+def _empty(folder: Path) -> None:
+    """Remove everything inside folder (a link is removed, never what it points to); the folder stays."""
+    for entry in folder.iterdir() if folder.is_dir() else []:
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
 
 
 def _remember_writes(site: SiteState) -> list[str]:
@@ -462,5 +472,10 @@ def on_post_build(config) -> None:
         pages = len({m.split(",")[0].split(":")[0] for m in failures})
         advice = ("Fix the page or the kit; the outputs of blocks that passed are approved." if site.mode == "accept"
                   else "Fix the page or the kit; if an output change is intended, run `make accept`.")
+        emptied = ""
+        if site.mode == "build":  # what a failed block printed must not wait in the site folder to be published
+            _empty(Path(config.site_dir))
+            emptied = (f" The site folder {Path(config.site_dir).name}/ was emptied: a failed build publishes nothing "
+                       "(`make serve` shows each failure on its page).")
         raise PluginError(f"{len(failures)} verification failure(s) on {pages} page(s); each is logged above with "
-                          f"page, block and reason. {advice}")
+                          f"page, block and reason. {advice}{emptied}")
