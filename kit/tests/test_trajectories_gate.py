@@ -8,6 +8,8 @@ import sys
 
 import pytest
 
+import evidencedesk.trajectories.gate as gate_module
+
 from evidencedesk.evals.runner import EvalRun
 from evidencedesk.trajectories.candidates import CONFIGS
 from evidencedesk.trajectories.cases import agent_set, golden_set
@@ -122,7 +124,10 @@ def test_main_prints_the_report_and_returns_the_exit_code(capsys: pytest.Capture
     assert capsys.readouterr().out.splitlines()[-1] == "exit code 0"
     assert main(["--set", "agent", "--candidate", "retry-reads"]) == 3
     assert main(["--candidate", "sampled", "--runs", "4", "--quarantine", "--today", "2026-12-14"]) == 0
-    for bad in (["--candidate", "nobody"], ["--candidate", "sampled", "--quarantine"], []):
+    for bad in (["--candidate", "nobody"], ["--candidate", "sampled", "--quarantine"], [],
+                ["--candidate", "terse", "--runs", "0"], ["--candidate", "terse", "--runs", "-3"],
+                ["--candidate", "terse", "--runs", "100000000000"], ["--candidate", "terse", "--runs", "four"],
+                ["--candidate", "sampled", "--today", "2026-12-14"]):
         with pytest.raises(SystemExit) as exit_:
             main(bad)
         assert exit_.value.code == 2  # argparse's code for a bad command line, never an outcome's
@@ -132,3 +137,16 @@ def test_the_script_exits_with_the_gates_code() -> None:
     done = subprocess.run([sys.executable, "-m", "evidencedesk.trajectories.gate", "--candidate", "terse"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 1 and done.stdout.splitlines()[-2].startswith("FAIL: lost 8")
+
+
+def test_an_unreadable_quarantine_file_is_a_usage_error_not_a_fail(monkeypatch: pytest.MonkeyPatch,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    # exit 1 is FAIL: CI would read a missing file as "the candidate regressed"
+    def missing(path: object = None) -> list:
+        raise gate_module.QuarantineError("quarantine.jsonl: cannot read it: No such file or directory")
+
+    monkeypatch.setattr(gate_module, "load_quarantine", missing)
+    with pytest.raises(SystemExit) as exit_:
+        main(["--candidate", "sampled", "--runs", "4", "--quarantine", "--today", "2026-12-14"])
+    assert exit_.value.code == 2
+    assert "quarantine.jsonl: cannot read it" in capsys.readouterr().err.splitlines()[-1]

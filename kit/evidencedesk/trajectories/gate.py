@@ -27,8 +27,9 @@ from evidencedesk.evals.runner import EvalRun
 from evidencedesk.evals.stats import Rate, wilson
 from evidencedesk.trajectories.candidates import CONFIGS
 from evidencedesk.trajectories.cases import agent_set, golden_set
-from evidencedesk.trajectories.flaky import Flaky, Quarantine, flaky_cases, live_quarantine, load_quarantine
-from evidencedesk.trajectories.runner import repeat
+from evidencedesk.trajectories.flaky import (Flaky, Quarantine, QuarantineError, flaky_cases, live_quarantine,
+                                             load_quarantine)
+from evidencedesk.trajectories.runner import MAX_RUNS, repeat
 
 PASS, FAIL, UNDECIDED = "PASS", "FAIL", "UNDECIDED"
 EXIT_CODES = {PASS: 0, FAIL: 1, UNDECIDED: 3}  # 2 is argparse's code for a bad command line
@@ -179,27 +180,45 @@ def decide(baseline: EvalRun | Sequence[EvalRun], candidate: EvalRun | Sequence[
                     mcnemar_exact(len(lost), len(gained)), rates, flaky, tuple(live.values()), tuple(expired))
 
 
+def _runs_option(text: str) -> int:
+    """--runs as argparse reads it: an int from 1 to MAX_RUNS, else an error naming it (exit 2)."""
+    try:
+        runs = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of runs, got {text!r}") from None
+    if not 1 <= runs <= MAX_RUNS:
+        raise argparse.ArgumentTypeError(f"expected 1 to {MAX_RUNS} runs per side, got {runs}")
+    return runs
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The gate as a script: run both configurations on an eval set, print the report, return the exit code.
 
     Options: --set (golden or agent), --baseline and --candidate (names in candidates.CONFIGS), --runs
     (int, runs per side), --quarantine (use kit/data/trajectories/quarantine.jsonl) with --today
-    (YYYY-MM-DD, the date to check expiry against). Example: main(["--candidate", "terse"]) -> 1
+    (YYYY-MM-DD, the date to check expiry against). Exit codes: EXIT_CODES for a decision; 2 for a usage
+    error (argparse's own: an unknown name, --runs outside 1 to MAX_RUNS, an unreadable quarantine file), which
+    CI must never read as a FAIL. Example: main(["--candidate", "terse"]) -> 1
     """
     parser = argparse.ArgumentParser(prog="python -m evidencedesk.trajectories.gate", description=RULE)
     parser.add_argument("--set", choices=("golden", "agent"), default="golden")
     parser.add_argument("--baseline", choices=tuple(CONFIGS), default="baseline")
     parser.add_argument("--candidate", choices=tuple(CONFIGS), required=True)
-    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--runs", type=_runs_option, default=1, help=f"runs per side, 1 to {MAX_RUNS}")
     parser.add_argument("--quarantine", action="store_true", help="apply kit/data/trajectories/quarantine.jsonl")
     parser.add_argument("--today", type=datetime.date.fromisoformat, help="YYYY-MM-DD, with --quarantine")
     args = parser.parse_args(argv)
     if args.quarantine and args.today is None:
         parser.error("--quarantine needs --today")
+    if args.today is not None and not args.quarantine:
+        parser.error("--today is the date a quarantine's expiry is checked against: it needs --quarantine")
+    try:  # a usage error exits 2, as argparse's own: never 1, which CI would read as FAIL
+        quarantine = load_quarantine() if args.quarantine else ()
+    except QuarantineError as error:
+        parser.error(str(error))
     eval_set = golden_set() if args.set == "golden" else agent_set()
     decision = decide(repeat(eval_set, CONFIGS[args.baseline], args.runs),
-                      repeat(eval_set, CONFIGS[args.candidate], args.runs),
-                      load_quarantine() if args.quarantine else (), args.today)
+                      repeat(eval_set, CONFIGS[args.candidate], args.runs), quarantine, args.today)
     print(f"eval set: {eval_set.name}, {len(eval_set.cases)} cases")
     print(textwrap.fill(f"rule: {RULE}", 84, subsequent_indent="  "))
     print(decision.report())
