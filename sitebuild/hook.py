@@ -69,6 +69,7 @@ from sitebuild.verify import PageReport, accept, refuse_unstable, run_blocks, ve
 
 log = get_plugin_logger("verified-blocks")
 MODE_ENV = "SITEBUILD_MODE"
+EXECUTED = re.compile(r'\bexec="(?:on|true|yes|1)"')  # a fence markdown-exec runs, counted to order the runs
 DIRTY_ENV = "SITEBUILD_DIRTY"  # "1" while the MkDocs command runs with --dirty (set by on_startup)
 MODES = ("build", "serve", "accept")
 MARKER = re.compile(r"<!-- sitebuild block \S+ -->")
@@ -304,6 +305,7 @@ def on_files(files, config):
     site.files = files
     site.started = time.time_ns()  # what appears in the site after this and no page or file made is a block's
     site.before = set(_site_entries(Path(config.site_dir).resolve()))  # what MkDocs' clean left, if anything
+    todo = []
     for file in files.documentation_pages():
         site.pages.add(file.src_uri)
         if site.dirty and not file.is_modified():
@@ -313,7 +315,12 @@ def on_files(files, config):
         except (OSError, UnicodeDecodeError):
             continue  # MkDocs reports an unreadable page itself
         markdown, _ = get_data(source)
-        site.plans[file.src_uri] = site.plan(file.src_uri, markdown, source)
+        todo.append((file.src_uri, markdown, source))
+    # The page with the most blocks first (longest processing time first, a proxy for each page's run time):
+    # a long page queued last would run alone at the end while the other workers wait. The order of the runs
+    # changes no output; the pages render in nav order whatever it is.
+    for src_uri, markdown, source in sorted(todo, key=lambda page: -len(EXECUTED.findall(page[2]))):
+        site.plans[src_uri] = site.plan(src_uri, markdown, source)
     return files
 
 

@@ -193,3 +193,17 @@ def test_bench_counts_make_tests_waited_processes_and_apart_those_it_left_unwait
     assert pages == "3"
     assert 0.3 <= float(waited) < 0.7
     assert float(whole) >= float(waited) + 0.4
+
+
+def test_the_page_with_the_most_blocks_runs_first(make_site, tmp_path):
+    # one worker: the runs' order is the queue's; the longest page queued last would run alone at the end
+    order = tmp_path / "order.txt"
+    stamp = f"with open({str(order)!r}, 'a') as log:\n    log.write({{name!r}})\nprint('ran')"
+    site = make_site({"a.md": page(fence(stamp.format(name="a"))),
+                      "b.md": page(*[fence(stamp.format(name="b"))] * 3),
+                      "index.md": page(fence(stamp.format(name="i")), fence("print(2)"))})
+    site.write("mkdocs.yml", site.config.read_text() + "extra:\n  block_jobs: 1\n")
+
+    built = site.build("--no-strict")
+
+    assert "b" * 3 + "i" + "a" == order.read_text(), built  # most blocks first; ties in the nav's order
