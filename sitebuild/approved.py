@@ -120,6 +120,19 @@ def parse(text: str, name: str) -> dict[str, str]:
     return entries
 
 
+def read(path: Path, name: str) -> tuple[dict[str, str], str]:
+    """A page's approved outputs ({} when it has none yet), and "" or why the file cannot be read (name: its path
+    as messages show it)."""
+    if not path.exists():
+        return {}, ""
+    try:
+        return parse(path.read_text(encoding="utf-8"), name), ""
+    except ApprovedFileError as error:  # names the file and the line
+        return {}, f"{error}; fix or delete the file, then run `make accept`"
+    except (UnicodeDecodeError, OSError) as error:
+        return {}, f"{name} cannot be read ({error.__class__.__name__}); delete it, then run `make accept`"
+
+
 def render(page: str, entries: list[tuple[str, str]]) -> str:
     """Write approved outputs in the file format above.
 

@@ -28,7 +28,8 @@ def build_site(config_file: str | Path, site_dir: str | Path | None = None, *, m
         strict: override mkdocs.yml's strict setting (None: keep it).
 
     Returns:
-        0 when the build passed, 1 when MkDocs aborted it (the reasons are logged on the "mkdocs" logger).
+        0 when the build passed, 1 when MkDocs aborted it (the reasons are logged on the "mkdocs" logger),
+        128 + N when signal N (SIGINT, SIGTERM) stopped it (the hook killed its blocks and logged a line).
 
     Raises:
         Whatever MkDocs itself does not turn into an abort (a bug, not a failing page).
@@ -55,6 +56,10 @@ def build_site(config_file: str | Path, site_dir: str | Path | None = None, *, m
 
         log.error(str(error))
         return 1
+    except SystemExit as stopped:  # the hook's on_shutdown after an interrupt
+        if isinstance(stopped.__context__, KeyboardInterrupt) and isinstance(stopped.code, int):
+            return stopped.code
+        raise
     finally:
         for name, value in saved.items():
             if value is None:

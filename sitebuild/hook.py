@@ -12,6 +12,7 @@ python and bash at this machinery. A build goes:
 3. While MkDocs renders the page, each fence is drawn from those results (render.py): the source
    titled "Python" or "Bash", then the output, escaped, titled "Output".
 4. on_page_content: puts the page's failures on it and logs them, in page order.
+5. SIGINT or SIGTERM while pages run kills every running block at once, says so, exits 128 + N (_interrupt).
 
 Modes, from the SITEBUILD_MODE environment variable:
 - build (default, `make site`): every failure is logged with page, block and reason; the build fails.
@@ -32,10 +33,11 @@ import json
 import os
 import re
 import shutil
+import signal
 import sys
 import tempfile
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -64,6 +66,7 @@ from sitebuild import (  # noqa: E402
 from sitebuild.blocks import Block, BlockError, front_matter_lines, page_blocks  # noqa: E402
 from sitebuild.guard import WROTE, WriteGuard, suspects  # noqa: E402
 from sitebuild.inputs import Inputs  # noqa: E402
+from sitebuild.launchers import PagePool  # noqa: E402
 from sitebuild.runner import Result  # noqa: E402
 from sitebuild.verify import PageReport, accept, refuse_unstable, run_blocks, verify  # noqa: E402
 
@@ -107,7 +110,8 @@ class SiteState:
     jobs: int
     inputs: list[str]
     make_markdown: object = None
-    pool: ThreadPoolExecutor | None = None
+    pool: PagePool | None = None
+    interrupted: int = 0  # 128 + N once signal N stopped the build (_interrupt)
     cache: cache.OutputCache | None = None
     reuse: bool = False  # read the cache: in serve mode, or in a test build that asks (cache.REUSE_ENV)
     environment: str = ""
@@ -293,7 +297,7 @@ def on_files(files, config):
     site = _site
     fences.install(config.mdx_configs)  # after every plugin's on_config, markdown-exec's included
     site.make_markdown = fences.site_markdown(config.markdown_extensions, config.mdx_configs)
-    site.pool = ThreadPoolExecutor(max_workers=site.jobs, thread_name_prefix="sitebuild-page")
+    site.pool = PagePool(site.jobs, on_interrupt=_interrupt)  # SIGINT, SIGTERM: _interrupt, until every page ran
     site.cache = cache.OutputCache(site.root / cache.FOLDER)  # every build stores what passed, so serve starts warm
     site.environment = cache.environment_digest(site.root, site.inputs, site.timeout)
     site.snapshot = Inputs(site.root, site.inputs)
@@ -337,7 +341,7 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
     site.destinations[src_uri] = page.file.abs_dest_path
     site.current, site.rendered, site.printed_ids = report, 0, []
     report.problems.extend(plan.problems)
-    approved_outputs, file_problem = _read_approved(approved_file, report.approved_file)
+    approved_outputs, file_problem = approved.read(approved_file, report.approved_file)
     if file_problem:
         report.problems.append(file_problem)
     results, second = plan.results()
@@ -354,18 +358,6 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
         site.wrote.append(page_path)
     fences.set_handler(_render_fence)
     return markdown
-
-
-def _read_approved(path: Path, name: str) -> tuple[dict[str, str], str]:
-    """A page's approved outputs ({} when it has none yet), and "" or why the file cannot be read."""
-    if not path.exists():
-        return {}, ""
-    try:
-        return approved.parse(path.read_text(encoding="utf-8"), name), ""
-    except approved.ApprovedFileError as error:  # names the file and the line
-        return {}, f"{error}; fix or delete the file, then run `make accept`"
-    except (UnicodeDecodeError, OSError) as error:
-        return {}, f"{name} cannot be read ({error.__class__.__name__}); delete it, then run `make accept`"
 
 
 def _render_fence(fence: fences.Fence, md) -> str:
@@ -424,16 +416,32 @@ def on_page_content(html_text: str, page, config, files) -> str:
     return summary + boxes + html_text
 
 
+def _interrupt(signum: int, stop) -> None:
+    """SIGINT or SIGTERM while pages run: the pool has killed every running block and what it started, and its pages
+    have ended (scratch folders removed). Say so; launchers.Interrupted then unwinds, on_shutdown exits 128 + N."""
+    _site.interrupted = 128 + signum
+    log.error(f"Build interrupted by {signal.Signals(signum).name}: {stop}.")
+
+
 def on_build_error(error) -> None:
     if _site is not None and _site.pool is not None:
-        _site.pool.shutdown(wait=False, cancel_futures=True)
+        _site.pool.abandon()  # the build failed: its running blocks are killed, not waited for
     fences.set_handler(None)
+
+
+def on_shutdown() -> None:
+    """The signal handlers go back; after an interrupt, exit 128 + N, without the "Aborted!" and exit code 1 of
+    MkDocs' CLI. Not in serve, where Ctrl-C is how one stops the server: MkDocs ends it as ever."""
+    if _site is not None and _site.pool is not None:
+        _site.pool.abandon()  # after close(), nothing is left to do
+        if _site.interrupted and _site.mode != "serve":
+            raise SystemExit(_site.interrupted)
 
 
 @event_priority(100)  # before the plugins' own post_build (search's index), so what is in the site is the build's
 def on_post_build(config) -> None:
     site = _site
-    site.pool.shutdown(wait=True)
+    site.pool.close()
     with_blocks = [p for p in site.plans.values() if p.blocks]
     reused = sum(p.reused for p in with_blocks)
     log.info(f"blocks: {len(with_blocks) - reused} page(s) ran, {reused} reused from the cache, "

@@ -15,7 +15,8 @@ and the builder's secrets are removed from it as it is read (leaks.redact).
 A bash block ends when its shell ends: processes it left running are killed then, and named. Processes
 python blocks started are killed when the page's session closes, and named too. Both kinds run under
 reaper.py, a child subreaper, so whatever they start stays below it, whatever it does to its session,
-environment or parent; a scan by session and by mark (MARK_ENV) stays as a second net.
+environment or parent; a scan by session and by mark (MARK_ENV) stays as a second net. launchers.py starts
+and ends those launchers, and stops every running one at once when the build is interrupted (SIGINT, SIGTERM).
 
 Left out: caching (cache.py decides whether a page runs at all).
 """
@@ -28,21 +29,19 @@ import os
 import re
 import secrets
 import select
-import signal
 import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import reads, reaper
+from . import launchers
+from .launchers import Trace
 from .leaks import redact
 from .leftovers import MARK_ENV, _leftovers, kill_leftovers, start_time  # noqa: F401 - used by tests too
 
 WORKER = Path(__file__).with_name("worker.py")
-REAPER = Path(__file__).with_name("reaper.py")
 CLOSE_WAIT = 5  # seconds an interpreter asked to exit may take before it is ended: a bound, it needs milliseconds
-END_WAIT = 30  # seconds a launcher asked to end may take before it is killed: a bound, it needs milliseconds
 # Terminal escape sequences: CSI (colours, cursor moves), OSC (titles, hyperlinks), and two-byte ones.
 ESCAPES = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves
@@ -202,65 +201,6 @@ def undecodable(raw: bytes) -> str:
     return ""
 
 
-def _kill(process: subprocess.Popen) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)
-    process.wait()
-
-
-Trace = tuple[str, Path]  # (strace's path, the folder of the run's records): how a run records its reads
-
-
-def _launch(program: list[str], report, handed: tuple[int, ...] = (), trace: Trace | None = None,
-            **options) -> subprocess.Popen:
-    """Start program under reaper.py (a child subreaper) in a session of its own; it reports into report.
-    With trace, program runs under strace, which records what it reads into a new record in the folder (reads.py)."""
-    fds = (report.fileno(), *handed)
-    spare = []
-    if trace is not None:
-        prefix = str(trace[1] / secrets.token_hex(8))
-        program, spare = reads.command(trace[0], prefix, program), [f"--tracer={prefix}"]
-    return subprocess.Popen([sys.executable, "-I", "-S", str(REAPER), *map(str, fds), *spare, "--", *program],
-                            pass_fds=fds, start_new_session=True, umask=0o022, stdin=subprocess.DEVNULL,
-                            stderr=subprocess.STDOUT, **options)
-
-
-def _end(process: subprocess.Popen, report) -> tuple[int, tuple[str, ...]]:
-    """End a launcher (see reaper.py): it kills its program and everything below it, and reports.
-
-    Returns:
-        The program's exit code (-N after signal N, as Popen says) and the names of what was killed. A
-        launcher that does not end within END_WAIT is stopped, its tree killed from here, then itself.
-    """
-    process.send_signal(signal.SIGTERM)  # a launcher that has already ended is left alone (Popen polls first)
-    process.send_signal(signal.SIGCONT)  # one a block stopped answers too
-    try:
-        process.wait(timeout=END_WAIT)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(process.pid, signal.SIGSTOP)
-        killed = reaper.kill_tree(process.pid)
-        _kill(process)
-        return process.returncode, killed
-    return _reported(process, report)
-
-
-def _reported(process: subprocess.Popen, report) -> tuple[int, tuple[str, ...]]:
-    """An ended launcher's report: its program's exit code and the names it killed.
-
-    A report that does not match the launcher's own exit code (the launcher was killed, or something wrote
-    into the file) is not used: then the launcher's exit code is the answer, and no name.
-    """
-    report.seek(0)
-    read = reaper.read_report(report.read(CAPTURE_LIMIT))
-    if read is None:
-        return process.returncode, ()
-    code = os.waitstatus_to_exitcode(read[0])
-    if process.returncode != (code if code >= 0 else 128 - code):
-        return process.returncode, ()
-    return code, read[1]
-
-
 def run_bash(code: str, root: Path, timeout: float, *, workdir: str = "", width: int = 100,
              python: str | None = None, mark: str = "", scratch: Path | None = None,
              trace: Trace | None = None) -> Result:
@@ -290,17 +230,23 @@ def run_bash(code: str, root: Path, timeout: float, *, workdir: str = "", width:
     # A file, not a pipe: a background process cannot hold it open. The shell runs under the reaper (a child
     # subreaper) in a session of its own, with a umask of 022 (files get the same modes on every machine).
     with tempfile.TemporaryFile() as capture, tempfile.TemporaryFile() as report:
-        process = _launch(["bash", "-e", "-o", "pipefail", "-c", code], report, trace=trace, cwd=cwd, env=env,
-                          stdout=capture)
+        process = launchers.start(["bash", "-e", "-o", "pipefail", "-c", code], report, mark, trace=trace, cwd=cwd,
+                                  env=env, stdout=capture)
         started = start_time(process.pid)  # readable until the launcher is waited for
         try:
             process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            _end(process, report)
+            launchers.end(process, report)
             kill_leftovers(process.pid, mark, started)
             raw, _ = read_capture(capture)
             return Result(captured(raw, root), f"timed out after {timeout:g} s", -9)
-        code_, killed = _reported(process, report)
+        except BaseException:  # KeyboardInterrupt in the thread that waits: the block ends with it
+            launchers.end(process, report)
+            kill_leftovers(process.pid, mark, started)
+            raise
+        finally:
+            launchers.ended(process)
+        code_, killed = launchers.reported(process, report)
         killed = tuple(sorted(killed + kill_leftovers(process.pid, mark, started)))
         raw, too_much = read_capture(capture)
         output = captured(raw, root)
@@ -333,7 +279,9 @@ class PageSession:
     def __enter__(self) -> PageSession:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        if kind is not None and not self.ended:  # an exception (Ctrl-C) ends the page: its running block is not awaited
+            self.ended = f"the page's run was stopped ({kind.__name__})"
         self.close()
 
     def _start(self) -> None:
@@ -341,16 +289,24 @@ class PageSession:
         self._report = tempfile.TemporaryFile()  # noqa: SIM115 - the same
         req_read, self._req = os.pipe()
         self._rep, rep_write = os.pipe()
-        self._process = _launch(
-            [self.python, "-u", str(WORKER), str(req_read), str(rep_write)],
-            self._report,
-            (req_read, rep_write),
-            self.trace,
-            cwd=self.root,
-            env={**block_env(self.root, None if self.python == sys.executable else self.python, self.scratch),
-                 MARK_ENV: self.mark},
-            stdout=self._capture,
-        )
+        try:
+            self._process = launchers.start(
+                [self.python, "-u", str(WORKER), str(req_read), str(rep_write)],
+                self._report,
+                self.mark,
+                (req_read, rep_write),
+                self.trace,
+                cwd=self.root,
+                env={**block_env(self.root, None if self.python == sys.executable else self.python, self.scratch),
+                     MARK_ENV: self.mark},
+                stdout=self._capture,
+            )
+        except BaseException:  # not started (the build is stopping: launchers.Stopped): nothing of it stays open
+            for fd in (req_read, rep_write, self._req, self._rep):
+                os.close(fd)
+            self._capture.close()
+            self._report.close()
+            raise
         self._started = start_time(self._process.pid)
         os.close(req_read)
         os.close(rep_write)
@@ -423,7 +379,7 @@ class PageSession:
             self._req = -1  # closed: its number may be another page's file by now
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self._process.wait(timeout=CLOSE_WAIT)
-        self._exit_code, killed = _end(self._process, self._report)
+        self._exit_code, killed = launchers.end(self._process, self._report)
         killed += kill_leftovers(self._process.pid, self.mark, self._started)
         self.killed = tuple(sorted(self.killed + killed))
 
@@ -432,6 +388,7 @@ class PageSession:
         if self._process is None:
             return
         self._stop(done=not self.ended)
+        launchers.ended(self._process)
         for fd in (self._req, self._rep):
             with contextlib.suppress(OSError):
                 if fd >= 0:

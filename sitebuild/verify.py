@@ -15,7 +15,7 @@ import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import approved
+from . import approved, launchers
 from .blocks import Block
 from .guard import WriteGuard
 from .leaks import machine_values, redact, secrets_in
@@ -132,6 +132,10 @@ def run_blocks(blocks: list[Block], root: Path, page: str, default_timeout: floa
         page's last block has run. The last python
         block's Result.killed names what the page's python blocks left running, killed once the page's last
         block had run.
+
+    Raises:
+        launchers.Stopped: the build is stopping (launchers.PagePool.stop): the running block was killed, the
+            rest not run; the scratch folder is removed all the same.
     """
     results = []
     run = secrets.token_hex(6)  # marks this run's processes apart from any other build's, at the same time
@@ -139,6 +143,7 @@ def run_blocks(blocks: list[Block], root: Path, page: str, default_timeout: floa
             PageSession(root, python, mark=f"{page} python {run}", scratch=Path(scratch), trace=trace) as session:
         (Path(scratch) / TEMPORARY).mkdir()  # the run's own temporary folder (TMPDIR), before its first block
         for block in blocks:
+            launchers.check()
             timeout = block.timeout(default_timeout)
             window, before = guard.start(f"{page}, {block.label}") if guard else (None, None)
             if block.workdir and not _inside(root, block.workdir):
@@ -152,6 +157,7 @@ def run_blocks(blocks: list[Block], root: Path, page: str, default_timeout: floa
             if guard and (wrote := guard.finish(window, before)):
                 result = replace(result, problem=wrote + (f"; it also {result.problem}" if result.problem else ""))
             results.append(result)
+        launchers.check()  # a block the stop killed has no result to show
     python_blocks = [i for i, block in enumerate(blocks) if block.language == "python"]
     if session.killed and python_blocks:
         results[python_blocks[-1]] = replace(results[python_blocks[-1]], killed=session.killed)

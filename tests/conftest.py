@@ -188,6 +188,8 @@ def in_process(mode: str, config: Path, site_dir: Path, strict: bool | None = No
         mkdocs_log.removeHandler(handler)
         mkdocs_log.setLevel(old_level)
         mkdocs_log.propagate = propagate
+    if code > 128:  # SIGINT or SIGTERM (a Ctrl-C of pytest) stopped the build: pytest stops too
+        raise KeyboardInterrupt(text.getvalue())
     return Run(code, text.getvalue())
 
 
