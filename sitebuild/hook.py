@@ -190,54 +190,63 @@ def _keep_writing_pages(site: SiteState) -> None:
 
 
 def _site_entries(site_dir: Path) -> list[Path]:
-    """Every file and symbolic link under site_dir, never looking inside a linked folder."""
+    """Every file, folder and symbolic link under site_dir, sorted, never looking inside a linked folder."""
     found = []
     for folder, dirs, names in os.walk(site_dir) if site_dir.is_dir() else []:
-        found += [path for path in (Path(folder) / name for name in [*dirs, *names])
-                  if path.is_symlink() or not path.is_dir()]
+        found += [Path(folder) / name for name in [*dirs, *names]]
     return sorted(found)
 
 
 def _strays(site: SiteState, config) -> list[str]:
-    """Files and links in the built site that no page or file of the build made (on_post_build runs before the
-    plugins' own, such as search's index): each is removed, so nothing unchecked is published. One that appeared
-    while the blocks ran is a failure, named with the blocks that ran when it appeared; one that was there before
-    them (MkDocs' clean leaves names starting with a dot and links to folders) is named in an INFO line, except
-    that a --dirty build keeps an earlier build's files (never a link: it would publish what it points to)."""
+    """Files, folders and links in the built site that no page or file of the build made (on_post_build runs
+    before the plugins' own, such as search's index): each is removed, so nothing unchecked is published (a
+    folder is made when a made file is inside it). One that appeared while the blocks ran is a failure, named
+    with the blocks that ran when it appeared; one that was there before them (MkDocs' clean leaves names
+    starting with a dot and links to folders) is named in an INFO line, except that a --dirty build keeps an
+    earlier build's files and folders (never a link: it would publish what it points to)."""
     site_dir = Path(config.site_dir).resolve()
     made = {Path(f.abs_dest_path).resolve() for f in site.files} if site.files is not None else set()
     made |= {site_dir / t for t in config.theme.static_templates} | {site_dir / "sitemap.xml.gz"}
     # assets a plugin writes itself and lists as the site's CSS or JavaScript (markdown-exec's, in on_env)
     made |= {(site_dir / str(getattr(a, "path", a))).resolve() for a in [*config.extra_css, *config.extra_javascript]}
+    folders = {parent for path in made for parent in path.parents}
     dirty = os.environ.get(DIRTY_ENV) == "1"
     problems = []
     for path in _site_entries(site_dir):
-        link = path.is_symlink()
-        if path in made and not link:
+        if not os.path.lexists(path):
+            continue  # inside a folder removed above
+        link, folder = path.is_symlink(), path.is_dir() and not path.is_symlink()
+        if not link and (path in folders if folder else path in made):
             continue
-        what = f"{path.relative_to(site_dir).as_posix()}, {'a symbolic link' if link else 'a file'}"
+        kind = "a symbolic link" if link else "a folder" if folder else "a file"
+        what = f"{path.relative_to(site_dir).as_posix()}, {kind}"
         if path in site.before:
             if dirty and not link:
-                continue  # a file of an earlier build, kept by --dirty
-            path.unlink()
+                continue  # an earlier build's, kept by --dirty
+            _remove(path)
             log.info(f"{what} left in the site folder before the build, was removed: no page or file of the build "
                      "made it")
             continue
         who = suspects(site.guard, path.lstat().st_mtime_ns)
-        path.unlink()
+        _remove(path)
         problems.append(f"{what}, appeared in the built site{' while ' + '; '.join(who) + ' ran' if who else ''}, "
                         "and no page or file of the build made it; it was removed, so nothing unchecked is "
                         "published: a block must not write into the site folder")
     return problems
 
 
+def _remove(path: Path) -> None:
+    """Remove a file, a link (never what it points to) or a folder with all it holds."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
+
+
 def _empty(folder: Path) -> None:
     """Remove everything inside folder (a link is removed, never what it points to); the folder stays."""
     for entry in folder.iterdir() if folder.is_dir() else []:
-        if entry.is_dir() and not entry.is_symlink():
-            shutil.rmtree(entry, ignore_errors=True)
-        else:
-            entry.unlink(missing_ok=True)
+        _remove(entry)
 
 
 def _remember_writes(site: SiteState) -> list[str]:
@@ -321,8 +330,9 @@ def on_files(files, config):
         markdown, _ = get_data(source)
         todo.append((file.src_uri, markdown, source))
     # The page with the most blocks first (longest processing time first, a proxy for each page's run time):
-    # a long page queued last would run alone at the end while the other workers wait. The order of the runs
-    # changes no output; the pages render in nav order whatever it is.
+    # a long page queued last would run alone at the end while the other workers wait. Pages run at the same
+    # time whatever the order, so a page must not depend on another's run (a file one writes and the other
+    # reads outside the guarded folders is not detected); they render in nav order.
     for src_uri, markdown, source in sorted(todo, key=lambda page: -len(EXECUTED.findall(page[2]))):
         site.plans[src_uri] = site.plan(src_uri, markdown, source)
     return files
@@ -484,7 +494,9 @@ def on_post_build(config) -> None:
             print(f"accept: {len(changes)} change(s) written to data/, each shown above. Next: review them with "
                   "`git diff data/`, then commit data/ with the change that caused them.")
     if failures and site.mode != "serve":
-        pages = len({m.split(",")[0].split(":")[0] for m in failures})
+        on_pages = [m for r in site.reports.values() for m in r.failures()]
+        pages = len({m.split(",")[0].split(":")[0] for m in on_pages})
+        others = f" and {len(site.problems)} other problem(s)" if site.problems else ""
         advice = ("Fix the page or the kit; the outputs of blocks that passed are approved." if site.mode == "accept"
                   else "Fix the page or the kit; if an output change is intended, run `make accept`.")
         emptied = ""
@@ -492,5 +504,5 @@ def on_post_build(config) -> None:
             _empty(Path(config.site_dir))
             emptied = (f" The site folder {Path(config.site_dir).name}/ was emptied: a failed build publishes nothing "
                        "(`make serve` shows each failure on its page).")
-        raise PluginError(f"{len(failures)} verification failure(s) on {pages} page(s); each is logged above with "
-                          f"page, block and reason. {advice}{emptied}")
+        raise PluginError(f"{len(on_pages)} verification failure(s) on {pages} page(s){others}; each is logged above "
+                          f"with where it is and why. {advice}{emptied}")

@@ -10,7 +10,7 @@ An output is the same on every machine, or it is refused. Two kinds of value bre
   when the block's code reads it (`nproc`, `os.cpu_count()`, `id -un`, `$PWD`, `Path.cwd()`, ...), since
   a page that says "the repo root" or prints "2 passed" is no leak.
 - The builder's secrets (redact, secrets_in): the values of the builder's environment variables whose
-  names say they hold one (SECRET_NAME), passwords inside URLs, and any value shaped like a real key
+  names say they hold one (secret_name), passwords inside URLs, and any value shaped like a real key
   (KEY_SHAPES, the shapes the kit download refuses too: a key read from a file such as .env). Blocks
   never inherit the variables (runner.block_env), but a block can still read them (through /proc, say);
   so every output is redacted as it is captured, before anything compares, approves, shows or stores
@@ -34,9 +34,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MEMORY_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
-# Names that say a variable holds a secret: KEY, TOKEN, SECRET, PASS (PASSWORD, PASSWD, DB_PASS), CREDENTIAL,
-# AUTH, a PWD that is not the shell's folder (MYSQL_PWD), and PAT as a part of the name (GH_PAT).
-SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASS|CREDENTIAL|AUTH|PWD|(?:^|_)PAT(?:_|$)", re.IGNORECASE)
+# Names that say a variable holds a secret, read by the parts between underscores (so AUTHOR, KEYRING and
+# XAUTHLOCALHOSTNAME are not): a part that is one of SECRET_PARTS, or ends with one of SECRET_ENDINGS (APIKEY,
+# PGPASSWORD). A name whose last part says it holds a place (PASSWORD_STORE_DIR, SSH_AUTH_SOCK) is not one,
+# nor are the shell's PWD and OLDPWD.
+SECRET_PARTS = {"KEY", "KEYS", "TOKEN", "SECRET", "PASS", "PASSWORD", "PASSWD", "PWD", "CREDENTIAL", "CREDENTIALS",
+                "AUTH", "PAT"}
+SECRET_ENDINGS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD")
+PLACE_PARTS = {"DIR", "FILE", "PATH", "SOCK", "SOCKET", "HOME"}
 SHELL_NAMES = {"PWD", "OLDPWD"}  # the shell's folders, not secrets
 # A password inside a URL, as in DATABASE_URL=postgres://user:password@host/db (RFC 3986 section 3.2.1 userinfo).
 URL_PASSWORD = re.compile(r"://[^/\s:@]*:([^/\s@]+)@")
@@ -205,6 +210,18 @@ def machine_values(output: str, root: Path | None = None, code: str = "") -> lis
     return sorted(found)
 
 
+def secret_name(name: str) -> bool:
+    """Whether an environment variable's name says it holds a secret (SECRET_PARTS, SECRET_ENDINGS, PLACE_PARTS).
+
+    Example: [secret_name(n) for n in ("GH_PAT", "PGPASSWORD", "GIT_AUTHOR_NAME", "SSH_AUTH_SOCK")]
+    == [True, True, False, False]
+    """
+    parts = [part for part in name.upper().split("_") if part]
+    if not parts or name.upper() in SHELL_NAMES or parts[-1] in PLACE_PARTS:
+        return False
+    return any(part in SECRET_PARTS or part.endswith(SECRET_ENDINGS) for part in parts)
+
+
 def secret_values(environ: dict[str, str] | None = None) -> list[tuple[str, str]]:
     """(name, value) of the builder's environment variables that hold a secret, longest value first.
 
@@ -212,15 +229,15 @@ def secret_values(environ: dict[str, str] | None = None) -> list[tuple[str, str]
         environ: the environment to read (default: this process's).
 
     Returns:
-        Variables whose name says they hold a secret (SECRET_NAME, any case: KEY, TOKEN, SECRET, PASS,
-        CREDENTIAL, AUTH, PWD but not the shell's PWD and OLDPWD, PAT as a part), and the password inside
-        any variable's URL (URL_PASSWORD), each at least MIN_SECRET characters long.
+        Variables whose name says they hold a secret (secret_name: a part KEY, TOKEN, SECRET, PASS, PWD,
+        CREDENTIAL, AUTH or PAT, or one ending in KEY, TOKEN, SECRET or PASSWORD; not a place such as
+        PASSWORD_STORE_DIR, nor the shell's PWD), and the password inside any variable's URL (URL_PASSWORD),
+        each at least MIN_SECRET characters long.
 
     Example: secret_values({"OPENAI_API_KEY": "sk-0123456789"}) == [("OPENAI_API_KEY", "sk-0123456789")]
     """
     environ = os.environ if environ is None else environ
-    found = [(n, v) for n, v in environ.items()
-             if SECRET_NAME.search(n) and n.upper() not in SHELL_NAMES and len(v.strip()) >= MIN_SECRET]
+    found = [(n, v) for n, v in environ.items() if secret_name(n) and len(v.strip()) >= MIN_SECRET]
     found += [(n, m.group(1)) for n, v in environ.items() for m in URL_PASSWORD.finditer(v)
               if len(m.group(1)) >= MIN_SECRET]
     return sorted(set(found), key=lambda item: (-len(item[1]), item[0]))

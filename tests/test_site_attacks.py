@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import pwd
 import subprocess
 from pathlib import Path
@@ -240,3 +241,20 @@ def test_files_and_links_left_in_the_site_folder_before_the_build_are_removed_an
     assert ".env, a file left in the site folder before the build, was removed" in built.output
     assert "linked, a symbolic link left in the site folder before the build, was removed" in built.output
     assert site.root.is_dir()  # the link went, never what it pointed to
+
+
+def test_a_folder_a_block_makes_in_the_built_site_is_removed_and_fails(make_site):
+    # a folder holds no file, yet its name is published (here a key's shape); the stray check listed files only
+    site = make_site()
+    out = f"../{site.root.name}-out"
+    site.page("index.md", page(fence(f"mkdir -p {out}/made-here/deeper {out}/.hidden-folder; echo done", "bash")))
+    site.accept()
+    shutil.rmtree(site.out)  # what accept's run made there (MkDocs' clean would leave the dot-folder)
+
+    built = site.build()
+
+    assert built.code != 0, built
+    assert "made-here, a folder, appeared in the built site" in built.output
+    assert ".hidden-folder, a folder, appeared in the built site" in built.output
+    assert "2 other problem(s)" in built.output  # strays are not counted as pages
+    assert not (site.out / "made-here").exists() and not (site.out / ".hidden-folder").exists()

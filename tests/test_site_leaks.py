@@ -128,8 +128,13 @@ def test_more_names_say_a_variable_holds_a_secret(name):
     assert secret_values({name: "correct-horse-battery"}) == [(name, "correct-horse-battery")]
 
 
-def test_the_shells_folders_and_names_that_merely_hold_pat_are_no_secrets():
-    environ = {"PWD": "/home/someone/work", "OLDPWD": "/home/someone", "PATH": "/usr/bin:/bin", "PATTERN": "x" * 9}
+def test_the_shells_folders_places_and_names_that_merely_hold_a_secret_word_are_no_secrets():
+    # real machines' variables an honest output may hold (an attacker found each failing a build)
+    environ = {"PWD": "/home/someone/work", "OLDPWD": "/home/someone", "PATH": "/usr/bin:/bin", "PATTERN": "x" * 9,
+               "XAUTHLOCALHOSTNAME": "localhost", "PIP_KEYRING_PROVIDER": "subprocess",
+               "UV_KEYRING_PROVIDER": "subprocess", "GIT_AUTHOR_NAME": "EvidenceDesk Bot",
+               "GIT_AUTHOR_EMAIL": "bot@example.org", "PASSWORD_STORE_DIR": "/home/someone/.password-store",
+               "SSH_AUTH_SOCK": "/tmp/ssh-abc/agent.1", "KEYBOARD_LAYOUT": "us-intl-alt"}
     assert secret_values(environ) == []
 
 
