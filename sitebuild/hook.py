@@ -492,7 +492,8 @@ def on_post_build(config) -> None:
             print("accept: nothing to rewrite, every approved output is current")
         if changes:
             print(f"accept: {len(changes)} change(s) written to data/, each shown above. Next: review them with "
-                  "`git diff data/`, then commit data/ with the change that caused them.")
+                  "`git status data/` (a new page's file is new to git) and `git diff data/`, then commit data/ "
+                  "with the change that caused them.")
     if failures and site.mode != "serve":
         on_pages = [m for r in site.reports.values() for m in r.failures()]
         pages = len({m.split(",")[0].split(":")[0] for m in on_pages})

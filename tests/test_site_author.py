@@ -51,5 +51,5 @@ def test_accept_prints_each_change_with_its_diff_then_the_next_step(make_site):
     assert "dropped (its block is gone)\n    -gone\n" in edited
     assert "key added: new\n    +added\n" in added
     for out in (edited, added):
-        assert out.rstrip().endswith("Next: review them with `git diff data/`, then commit data/ with the change "
-                                     "that caused them.")
+        assert out.rstrip().endswith("Next: review them with `git status data/` (a new page's file is new to git) "
+                                     "and `git diff data/`, then commit data/ with the change that caused them.")
