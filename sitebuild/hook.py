@@ -36,7 +36,6 @@ import shutil
 import signal
 import sys
 import tempfile
-import time
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -72,7 +71,6 @@ from sitebuild.verify import PageReport, accept, refuse_unstable, run_blocks, ve
 
 log = get_plugin_logger("verified-blocks")
 MODE_ENV = "SITEBUILD_MODE"
-EXECUTED = re.compile(r'\bexec="(?:on|true|yes|1)"')  # a fence markdown-exec runs, counted to order the runs
 DIRTY_ENV = "SITEBUILD_DIRTY"  # "1" while the MkDocs command runs with --dirty (set by on_startup)
 MODES = ("build", "serve", "accept")
 MARKER = re.compile(r"<!-- sitebuild block \S+ -->")
@@ -127,7 +125,6 @@ class SiteState:
     destinations: dict[str, str] = field(default_factory=dict)  # page src_uri -> its built HTML file
     guard: WriteGuard | None = None  # the files a block must not change (guard.py)
     files: object = None  # MkDocs' Files of this build: every file it writes into the site but its templates
-    started: int = 0  # time.time_ns() when the blocks were queued
     before: set[Path] = field(default_factory=set)  # files and links in the site folder before the blocks ran
     wrote: list[str] = field(default_factory=list)  # pages whose blocks wrote into guarded files, this build
     dirty: bool = False  # --dirty: only the pages MkDocs rebuilds are run and verified
@@ -136,13 +133,17 @@ class SiteState:
     def rel(self, path: Path) -> str:
         return path.resolve().relative_to(self.root).as_posix()
 
-    def plan(self, src_uri: str, markdown: str, source: str) -> PagePlan:
-        """Find a page's blocks and queue their run (or take it from the cache in serve mode)."""
-        page_path = self.rel(self.docs_dir / src_uri)
+    def blocks(self, markdown: str, source: str) -> tuple[list[Block], list[str]]:
+        """A page's executed blocks, and [] or why they cannot be read."""
         try:
-            blocks, problems = page_blocks(markdown, self.make_markdown, front_matter_lines(source, markdown)), []
+            return page_blocks(markdown, self.make_markdown, front_matter_lines(source, markdown)), []
         except BlockError as error:
-            blocks, problems = [], [str(error)]
+            return [], [str(error)]
+
+    def plan(self, src_uri: str, markdown: str, found: tuple[list[Block], list[str]]) -> PagePlan:
+        """Queue the run of a page's blocks, found by blocks() (or take it from the cache in serve mode)."""
+        page_path = self.rel(self.docs_dir / src_uri)
+        blocks, problems = found
         key = cache.page_key(blocks, self.timeout, self.environment) if self.cache else ""
         stored = self.cache.get(page_path, key, self.snapshot) if self.reuse and blocks else None
         if stored is not None and len(stored) == len(blocks):
@@ -316,7 +317,6 @@ def on_files(files, config):
     site.reuse = site.mode == "serve" or os.environ.get(cache.REUSE_ENV) == "1"
     site.guard = WriteGuard(site.root, _protected(config, site.root, site.data_dir, site.inputs))
     site.files = files
-    site.started = time.time_ns()  # what appears in the site after this and no page or file made is a block's
     site.before = set(_site_entries(Path(config.site_dir).resolve()))  # what MkDocs' clean left, if anything
     todo = []
     for file in files.documentation_pages():
@@ -328,13 +328,13 @@ def on_files(files, config):
         except (OSError, UnicodeDecodeError):
             continue  # MkDocs reports an unreadable page itself
         markdown, _ = get_data(source)
-        todo.append((file.src_uri, markdown, source))
+        todo.append((file.src_uri, markdown, site.blocks(markdown, source)))
     # The page with the most blocks first (longest processing time first, a proxy for each page's run time):
     # a long page queued last would run alone at the end while the other workers wait. Pages run at the same
     # time whatever the order, so a page must not depend on another's run (a file one writes and the other
     # reads outside the guarded folders is not detected); they render in nav order.
-    for src_uri, markdown, source in sorted(todo, key=lambda page: -len(EXECUTED.findall(page[2]))):
-        site.plans[src_uri] = site.plan(src_uri, markdown, source)
+    for src_uri, markdown, found in sorted(todo, key=lambda page: -len(page[2][0])):
+        site.plans[src_uri] = site.plan(src_uri, markdown, found)
     return files
 
 
@@ -344,7 +344,7 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
     page_path = site.rel(site.docs_dir / src_uri)
     plan = site.plans.get(src_uri)
     if plan is None or plan.markdown != markdown:  # another plugin changed the page: read it again
-        plan = site.plans[src_uri] = site.plan(src_uri, markdown, page.file.content_string)
+        plan = site.plans[src_uri] = site.plan(src_uri, markdown, site.blocks(markdown, page.file.content_string))
     approved_file = approved.approved_path(site.data_dir, src_uri)
     report = PageReport(page_path, site.rel(approved_file))
     site.reports[src_uri] = report
@@ -480,7 +480,8 @@ def on_post_build(config) -> None:
                 "run `make accept` to remove it"
             )
     site.problems.extend(_strays(site, config))
-    failures = [m for r in site.reports.values() for m in r.failures()] + site.problems
+    on_pages = [m for r in site.reports.values() for m in r.failures()]
+    failures = on_pages + site.problems
     for problem in site.problems:
         log.error(problem)
     if site.mode == "accept":
@@ -495,7 +496,6 @@ def on_post_build(config) -> None:
                   "`git status data/` (a new page's file is new to git) and `git diff data/`, then commit data/ "
                   "with the change that caused them.")
     if failures and site.mode != "serve":
-        on_pages = [m for r in site.reports.values() for m in r.failures()]
         pages = len({m.split(",")[0].split(":")[0] for m in on_pages})
         others = f" and {len(site.problems)} other problem(s)" if site.problems else ""
         advice = ("Fix the page or the kit; the outputs of blocks that passed are approved." if site.mode == "accept"
