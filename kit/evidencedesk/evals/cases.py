@@ -12,6 +12,7 @@ case set: results on the old one do not compare).
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from decimal import Decimal
 from pathlib import Path
@@ -21,6 +22,7 @@ from typing import Annotated, Any, ClassVar, Literal, Protocol, Union, get_args
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_validator
 
 from evidencedesk import DATA_DIR
+from evidencedesk.agent.scenarios import one_of
 from evidencedesk.calling.scenarios import TicketTriage
 from evidencedesk.evals.graders import (
     DOC_ID,
@@ -131,8 +133,7 @@ class JsonCase(CaseBase):
 
     @model_validator(mode="after")
     def _known_fields(self) -> JsonCase:
-        if self.schema_name not in SCHEMAS:
-            raise ValueError(f"unknown schema {self.schema_name[:40]!r}; known: {', '.join(SCHEMAS)}")
+        one_of(self.schema_name, tuple(SCHEMAS), "schema")
         unknown = sorted(set(self.expected) - set(SCHEMAS[self.schema_name].model_fields))
         if unknown:
             raise ValueError(f"expected names fields {self.schema_name} does not have: {', '.join(unknown)}")
@@ -192,6 +193,7 @@ def grade_case(case: GoldenCase, reply: str) -> Grade:
     return case.grade(reply)
 
 
+@functools.cache  # one validator per set of kinds: building it is the costly part, and every scenario row asks
 def case_adapter(kinds: tuple[type[BaseModel], ...] = CASE_KINDS) -> TypeAdapter[Any]:
     """A validator for one row, choosing the model by its "grader" field among kinds (each has grader: Literal[...]).
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from evidencedesk.agent.scenarios import one_of
 from evidencedesk.calling.structured import schema_problems
 from evidencedesk.llm import INCOMPLETE  # "incomplete": a reply cut short is not graded (runner.py)
 from evidencedesk.security import visible
@@ -44,9 +45,7 @@ def known_code(code: str) -> str:
 
     Example: known_code("mismatch") -> "mismatch"
     """
-    if code not in CODES:
-        raise ValueError(f"unknown code {code[:40]!r}; known: {', '.join(CODES)}")
-    return code
+    return one_of(code, CODES, "code")
 PLAIN_NUMBER = re.compile(r"-?[0-9]{1,15}(\.[0-9]{1,15})?")  # "24.99", "-3", "7.0"; no sign +, unit, comma, space
 DOC_ID = r"[a-z0-9][a-z0-9-]{0,63}"  # a document id, as kit/data/documents.json writes them: kc-returns-v3
 CITATION = re.compile(rf"\[({DOC_ID})\]")  # a citation in a reply: [kc-returns-v3]

@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
+from evidencedesk.agent.scenarios import one_of
 from evidencedesk.evals.cases import case_adapter, checked_case
 from evidencedesk.evals.graders import known_code
 from evidencedesk.judging.agreement import kappa_table
@@ -83,16 +84,12 @@ class VerdictRow(_Row):
     @field_validator("judge")
     @classmethod
     def _known_judge(cls, judge: str) -> str:
-        if judge not in BIASES:
-            raise ValueError(f"unknown judge {judge[:40]!r}; known: {', '.join(BIASES)}")
-        return judge
+        return one_of(judge, tuple(BIASES), "judge")
 
     @field_validator("method")
     @classmethod
     def _known_method(cls, method: str) -> str:
-        if method not in METHOD_NAMES:
-            raise ValueError(f"unknown method {method[:40]!r}; known: {', '.join(METHOD_NAMES)}")
-        return method
+        return one_of(method, tuple(METHOD_NAMES), "method")
 
 
 class GradeExpect(BaseModel):
