@@ -3,15 +3,15 @@
 A provider may bill the input tokens it writes into its cache above its base input price. Anthropic
 does: a write to the 5-minute cache costs 1.25 times the base input price, a write to the 1-hour cache 2
 times, and a read 0.1 times (https://platform.claude.com/docs/en/about-claude/pricing, read 2026-12-03).
-OpenAI's automatic caching has "no additional fees" for a write
-(https://developers.openai.com/api/docs/guides/prompt-caching, read 2026-12-03). A write share says which
-rule applies: the price of a written token as a multiple of the input price (WRITE_SHARE_5M, WRITE_SHARE_1H,
-or 1 for no premium). The kit's invented provider (promptcache.py) reports the tokens each call wrote;
+OpenAI's guide charges nothing extra for a write on models before the GPT-5.6 family, and 1.25 times the
+uncached input price from it on (https://developers.openai.com/api/docs/guides/prompt-caching, read
+2026-12-03). A write share says which rule applies: the price of a written token as a multiple of the
+input price (WRITE_SHARE_5M, WRITE_SHARE_1H, or NO_WRITE_PREMIUM). The kit's invented provider (promptcache.py) reports the tokens each call wrote;
 cost_with_writes() adds the premium to usage.cost_of(), and worst_case_with_writes() is the most a call can
 cost before anyone knows whether it will hit: every input token written at the premium, and the whole
 output allowance. budget.worst_case_cost() prices the input at the plain input price, so under a write
 premium a call can cost more than it says. Left out: the 1-hour and 5-minute tiers in one request, storage
-fees (Gemini's explicit caches bill storage by the hour), and batch or regional price changes.
+fees (Gemini's explicit caches are billed for how long they are stored), and batch or regional price changes.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from evidencedesk.compaction.steps import StepRun
 from evidencedesk.llm import LLMRequest, request_tokens
 from evidencedesk.usage import Price, UnknownModel, UsageRecord, cost_of
 
-NO_WRITE_PREMIUM = Decimal("1")  # a written token costs a plain input token (the kit's provider, OpenAI)
-WRITE_SHARE_5M = Decimal("1.25")  # Anthropic, 5-minute cache write: 1.25 x base input (pricing page, read 2026-12-03)
-WRITE_SHARE_1H = Decimal("2")  # Anthropic, 1-hour cache write: 2 x base input (same page)
+NO_WRITE_PREMIUM = Decimal("1")  # a write costs a plain input token: the kit's provider
+WRITE_SHARE_5M = Decimal("1.25")  # Anthropic's 5-minute cache write (read 2026-12-03)
+WRITE_SHARE_1H = Decimal("2")  # Anthropic's 1-hour cache write (read 2026-12-03)
 
 
 def _share(write_share: object) -> Decimal:
