@@ -36,7 +36,8 @@ def test_a_write_adds_the_premium_on_the_written_tokens_only() -> None:
     assert cost_with_writes(record, 0, PRICES, WRITE_SHARE_1H) == plain
     assert cost_with_writes(record, 384, PRICES, WRITE_SHARE_5M) - plain == PRICES["small-model-1"].input * 96
     hit = UsageRecord("c2", "small-model-1", 410, 2, cached_input_tokens=384)
-    assert cost_with_writes(hit, 26, PRICES, WRITE_SHARE_1H) == cost_of(hit, PRICES) + PRICES["small-model-1"].input * 26
+    extra = PRICES["small-model-1"].input * 26
+    assert cost_with_writes(hit, 26, PRICES, WRITE_SHARE_1H) == cost_of(hit, PRICES) + extra
 
 
 def test_bad_written_tokens_share_or_model_are_named() -> None:

@@ -11,13 +11,13 @@ import pytest
 from evidencedesk.compaction.promptcache import prefix_blocks
 from evidencedesk.compaction.scenarios import (
     USERS,
+    VARIANTS,
     BudgetExpect,
     CacheExpect,
     ClipExpect,
     RunExpect,
-    SummaryExpect,
-    VARIANTS,
     ScenarioError,
+    SummaryExpect,
     check_row,
     clock_text,
     load_rows,

@@ -46,7 +46,8 @@ def test_a_passage_in_two_overlapping_chunks_counts_once() -> None:
 
 def test_the_reciprocal_rank_rewards_a_higher_rank_and_is_0_past_k() -> None:
     assert reciprocal_rank(["a", "x", "y"], {"a"}, 3) == 1.0 and reciprocal_rank(["x", "a"], {"a"}, 3) == 0.5
-    assert reciprocal_rank(["x", "y", "a"], {"a"}, 3) == pytest.approx(1 / 3) and reciprocal_rank(["x", "a"], {"a"}, 1) == 0
+    assert reciprocal_rank(["x", "y", "a"], {"a"}, 3) == pytest.approx(1 / 3)
+    assert reciprocal_rank(["x", "a"], {"a"}, 1) == 0.0  # past k
     assert reciprocal_rank([], {"a"}, 3) == 0.0
 
 

@@ -1,17 +1,18 @@
 """What writing to a prompt cache costs, and the worst case a budget must assume before a call.
 
-A provider may bill the input tokens it writes into its cache above its base input price. Anthropic
-does: a write to the 5-minute cache costs 1.25 times the base input price, a write to the 1-hour cache 2
-times, and a read 0.1 times (https://platform.claude.com/docs/en/about-claude/pricing, read 2026-12-03).
-OpenAI's guide charges nothing extra for a write on models before the GPT-5.6 family, and 1.25 times the
-uncached input price from it on (https://developers.openai.com/api/docs/guides/prompt-caching, read
-2026-12-03). A write share says which rule applies: the price of a written token as a multiple of the
-input price (WRITE_SHARE_5M, WRITE_SHARE_1H, or NO_WRITE_PREMIUM). The kit's invented provider (promptcache.py) reports the tokens each call wrote;
-cost_with_writes() adds the premium to usage.cost_of(), and worst_case_with_writes() is the most a call can
-cost before anyone knows whether it will hit: every input token written at the premium, and the whole
-output allowance. budget.worst_case_cost() prices the input at the plain input price, so under a write
-premium a call can cost more than it says. Left out: the 1-hour and 5-minute tiers in one request, storage
-fees (Gemini's explicit caches are billed for how long they are stored), and batch or regional price changes.
+A provider may bill the input tokens it writes into its cache above its base input price. Anthropic does: a
+write to the 5-minute cache costs 1.25 times the base input price, a write to the 1-hour cache 2 times, and
+a read 0.1 times (https://platform.claude.com/docs/en/about-claude/pricing, read 2026-12-03). OpenAI's guide
+charges nothing extra for a write on models before the GPT-5.6 family, and 1.25 times the uncached input
+price from it on (https://developers.openai.com/api/docs/guides/prompt-caching, read 2026-12-03). A write
+share says which rule applies: the price of a written token as a multiple of the input price
+(WRITE_SHARE_5M, WRITE_SHARE_1H, or NO_WRITE_PREMIUM). The kit's invented provider (promptcache.py) reports
+the tokens each call wrote; cost_with_writes() adds the premium to usage.cost_of(), and
+worst_case_with_writes() is the most a call can cost before anyone knows whether it will hit: every input
+token written at the premium, and the whole output allowance. budget.worst_case_cost() prices the input at
+the plain input price, so under a write premium a call can cost more than it says. Left out: the 1-hour and
+5-minute tiers in one request, storage fees (Gemini's explicit caches are billed for how long they are
+stored), and batch or regional price changes.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ WRITE_SHARE_1H = Decimal("2")  # Anthropic's 1-hour cache write (read 2026-12-03
 def _share(write_share: object) -> Decimal:
     """write_share as a Decimal >= 1, or a ValueError naming it."""
     if not isinstance(write_share, Decimal) or not write_share.is_finite() or write_share < 1:
-        raise ValueError(f"write_share must be a finite Decimal >= 1 (a multiple of the input price), got {write_share!r}")
+        raise ValueError(f"write_share must be a finite Decimal >= 1 (a multiple of the input price), "
+                         f"got {write_share!r}")
     return write_share
 
 

@@ -8,7 +8,8 @@ calls when the row gives one), "clip" (the run's six observations through clip_o
 older observations through a Summariser over a ScriptedClient that replies with the row's text), "budget"
 (compact under a budget, with the same scripted summariser) and "run" (steps.run_steps with a Setup: its
 answer). A cache row may also expect the tokens each call wrote and the cost under a 5-minute write premium
-(cachewrites.py), as when a wait longer than the cache's lifetime makes the next call write again. check_row() says how a run differs from its row. Left out: real providers, models and prices.
+(cachewrites.py), as when a wait longer than the cache's lifetime makes the next call write again.
+check_row() says how a run differs from its row. Left out: real providers, models and prices.
 """
 
 from __future__ import annotations
@@ -92,7 +93,8 @@ class CacheExpect(BaseModel):
     decimal string), the tokens each call wrote to the cache (written), and the total cost when writes cost
     cachewrites.WRITE_SHARE_5M times the input price (cost_5m, a plain decimal string).
 
-    Raises: pydantic.ValidationError naming the field. Example: CacheExpect(outcomes=["miss", "hit"], written=[384, 0])
+    Raises: pydantic.ValidationError naming the field.
+    Example: CacheExpect(outcomes=["miss", "hit"], written=[384, 0])
     """
 
     model_config = ConfigDict(extra="forbid", strict=True)
@@ -123,7 +125,8 @@ class ClipExpect(BaseModel):
     """What a clip row expects: the ids of the observations kept whole and of those clipped (lists of str, in
     order), and how many clipped texts end with the marker (markers, int >= 0).
 
-    Raises: pydantic.ValidationError naming the field. Example: ClipExpect(whole=["o5", "o6"], clipped=["o1"], markers=1)
+    Raises: pydantic.ValidationError naming the field.
+    Example: ClipExpect(whole=["o5", "o6"], clipped=["o1"], markers=1)
     """
 
     model_config = ConfigDict(extra="forbid", strict=True)
