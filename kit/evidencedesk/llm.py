@@ -42,7 +42,7 @@ INCOMPLETE = "incomplete"  # not from a provider: require_complete refused an an
 # Why a model stopped, whichever provider answered: every LLMResponse carries one.
 STOP = "stop"  # the model ended its answer by itself
 LENGTH = "length"  # cut at max_tokens: the text is incomplete, however finished it looks
-TOOL_CALLS = "tool_calls"  # the model stopped to ask for tool calls; calls can also come with STOP or LENGTH
+TOOL_CALLS = "tool_calls"  # stopped to ask for tools (calls can also come with STOP or LENGTH)
 CONTENT_FILTER = "content_filter"  # the provider withheld or cut the text under its own content policy
 STOP_REASONS = (STOP, LENGTH, TOOL_CALLS, CONTENT_FILTER)
 
