@@ -1,18 +1,18 @@
 """Tool-call rounds: every call of a reply answered through the gate, in order, until the model stops.
 
-A reply may hold several calls, and the calls decide, not the stop reason: real providers also send calls
-with "stop" (OpenAI's finish_reason for a call forced by tool_choice; Gemini's STOP for every call).
-answer_calls() sends each through gate.ToolGate.run (allowlist, size, schema, call limits, write grant and approval), in the order the
-model wrote them, and answers each with its own "tool" message, whatever the gate decided: a refusal
-or bad arguments come back as an error result the model can read ("error invalid_arguments: ..."),
-never as an exception. A result enters the conversation as untrusted data: its text (tools.result_text,
-clipped) inside a block tagged with its source, tool:<name>:<call id> (context.render_untrusted), and
-checked for injection signals (security.injection_signals) so that a log can flag it. next_step() reads
-a reply in a fixed order: withheld (CONTENT_FILTER) or refused first, then LENGTH (with calls: TRUNCATED,
-and no call of it runs, since the last one was cut mid-arguments; without: INCOMPLETE), then calls (run
-them, whatever the stop reason), then STOP (the answer). run_rounds() asks the model again after each
-round of calls, until another step ends it, or until max_rounds model calls. Left out: running calls concurrently (they run one after another, in call order), retries,
-budgets (budget.py wraps the client), and the step-by-step agent of the agent/ subpackage.
+A reply may hold several calls, and the calls decide, not the stop reason: real providers also send calls with
+"stop" (OpenAI's finish_reason for a call forced by tool_choice; Gemini's STOP for every call). answer_calls()
+sends each through gate.ToolGate.run (allowlist, size, schema, call limits, write grant and approval), in the
+order the model wrote them, and answers each with its own "tool" message, whatever the gate decided: a refusal
+or bad arguments come back as an error result the model can read ("error invalid_arguments: ..."), never as an
+exception. A result enters the conversation as untrusted data: its text (tools.result_text, clipped) inside a
+block tagged with its source, tool:<name>:<call id> (context.render_untrusted), and checked for injection
+signals (security.injection_signals) so that a log can flag it. next_step() reads a reply in a fixed order:
+withheld (CONTENT_FILTER) or refused first, then LENGTH (with calls: TRUNCATED, and no call of it runs, since
+the last one was cut mid-arguments; without: INCOMPLETE), then calls (run them, whatever the stop reason),
+then STOP (the answer). run_rounds() asks the model again after each round of calls, until another step ends
+it, or until max_rounds model calls. Left out: running calls concurrently (they run one after another, in call
+order), retries, budgets (budget.py wraps the client), and the step-by-step agent of the agent/ subpackage.
 """
 
 from __future__ import annotations
@@ -129,8 +129,8 @@ def run_rounds(client: LLMClient, request: LLMRequest, gate: ToolGate, task: str
     Args: client (LLMClient); request (LLMRequest: the question and the tools offered); gate (ToolGate);
     task, run_id, caller (str, for the gate); max_rounds (int, model calls, >= 1).
     Returns: Rounds with reason ANSWERED, INCOMPLETE (cut or withheld text), TRUNCATED (calls cut at
-    max_tokens: none ran), REFUSED, or ROUND_LIMIT (see next_step). Raises: ValueError naming max_rounds; the client's LLMError (a refused request
-    included) as it is.
+    max_tokens: none ran), REFUSED, or ROUND_LIMIT (see next_step).
+    Raises: ValueError naming max_rounds; the client's LLMError (a refused request included) as it is.
     Example: run_rounds(client, request, gate, "triage", "run-1", "kwame").reason -> "answered"
     """
     if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:

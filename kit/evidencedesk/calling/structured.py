@@ -1,19 +1,19 @@
 """Structured output: a JSON reply checked against a pydantic model, repaired once at most, else refused by name.
 
-ask_structured() asks for one JSON object. With native=True the schema goes as the request's
-response_format (Alpha has a field for it); otherwise it goes into the instructions (Beta has none).
-Either way the reply is checked in code: a refusal (the provider's refusal field, or a reply its content
-policy withheld) is REFUSED at once, with no repair, since asking again for what was declined is not a
-repair; a reply that is not a whole answer (llm.require_complete: cut at max_tokens, or tool calls) is
-refused as INCOMPLETE at once, since the same allowance would cut a repair too; text that is not strict JSON (strictjson.parse_json) is INVALID_JSON; JSON that does
-not fit the model is SCHEMA_MISMATCH. The first two failures get exactly one repair request: the
-original request plus a message listing the problems (MAX_PROBLEMS at most, each clipped), which name
-the field and the rule broken and never repeat a value from the reply, nor the reply itself. A second
-failure raises OutputRefused with its code and the attempts made. Sending the bad reply itself back
-with the errors (Instructor's "re-ask") is a reasonable alternative with other costs (the reply's
-tokens again, and whatever it holds enters the context); this module sends only the problems. Left out: constrained decoding (a
-provider's strict mode makes a mismatch rarer, never impossible: a cut reply is still cut), streaming,
-and retries of provider errors (retry.py).
+ask_structured() asks for one JSON object. With native=True the schema goes as the request's response_format
+(Alpha has a field for it); otherwise it goes into the instructions (Beta has none). Either way the reply is
+checked in code: a refusal (the provider's refusal field, or a reply its content policy withheld) is REFUSED
+at once, with no repair, since asking again for what was declined is not a repair; a reply that is not a whole
+answer (llm.require_complete: cut at max_tokens, or tool calls) is refused as INCOMPLETE at once, since the
+same allowance would cut a repair too; text that is not strict JSON (strictjson.parse_json) is INVALID_JSON;
+JSON that does not fit the model is SCHEMA_MISMATCH. The first two failures get exactly one repair request:
+the original request plus a message listing the problems (MAX_PROBLEMS at most, each clipped), which name the
+field and the rule broken and never repeat a value from the reply, nor the reply itself. A second failure
+raises OutputRefused with its code and the attempts made. Sending the bad reply itself back with the errors
+(Instructor's "re-ask") is a reasonable alternative with other costs (the reply's tokens again, and whatever
+it holds enters the context); this module sends only the problems. Left out: constrained decoding (a
+provider's strict mode makes a mismatch rarer, never impossible: a cut reply is still cut), streaming, and
+retries of provider errors (retry.py).
 """
 
 from __future__ import annotations
@@ -26,7 +26,16 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from evidencedesk.llm import CONTENT_FILTER, TEXT, Incomplete, LLMClient, LLMRequest, LLMResponse, Message, require_complete
+from evidencedesk.llm import (
+    CONTENT_FILTER,
+    TEXT,
+    Incomplete,
+    LLMClient,
+    LLMRequest,
+    LLMResponse,
+    Message,
+    require_complete,
+)
 from evidencedesk.strictjson import parse_json
 from evidencedesk.tools import clip
 
