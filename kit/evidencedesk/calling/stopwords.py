@@ -6,7 +6,8 @@ API: status, then incomplete_details.reason) or not at all (a Responses reply wi
 is just "completed"; a Gemini reply with a function call says STOP). STOP_WORDS is the table an adapter
 for a real provider would start from: the API, the field, the value, the kit's reason ("" where none of
 the four fits, with what to do instead), and the source. Every value was read in the provider's own
-documentation on READ_ON. The calls in a reply still decide whether tools run, whatever the word
+documentation on READ_ON; a note may add what replies are reported to do (OpenAI's "stop" on a call forced
+by tool_choice is a forum report, not a documented rule). The calls in a reply still decide whether tools run, whatever the word
 (calling.rounds.next_step). Left out: streaming events, and values for features the kit does not model
 (server tools, image output); Gemini lists more values than these (see its reference).
 """
