@@ -9,7 +9,9 @@ client adapter should raise for it; classify() does that lookup. Two rows are ea
   to QuotaExhausted, an error of its own, not retryable, like AuthFailed: an operator must act.
 - Anthropic sends `event: error` (e.g. overloaded_error) in a stream that already answered HTTP 200,
   and OpenAI's Responses API sends `error` and `response.failed` events; a client must read them as
-  failures, not as the end of an answer.
+  failures, not as the end of an answer. Those OpenAI events carry an error code of their own (a rate
+  limit can arrive that way too): the table's rows for them stand for a server-side failure, and a
+  client should classify a known code as it would the HTTP error of that code.
 Sources (read 2026-12-03): Anthropic, https://platform.claude.com/docs/en/api/errors and
 https://platform.claude.com/docs/en/build-with-claude/streaming; OpenAI,
 https://developers.openai.com/api/docs/guides/error-codes and
