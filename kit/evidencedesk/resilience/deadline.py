@@ -59,11 +59,12 @@ class Deadlines:
             raise ValueError(f"first_token_s ({self.first_token_s}) must not be longer than total_s ({self.total_s})")
 
 
-CHAT, REASONING = "chat", "reasoning"  # model families: reasoning models think before the first text
-MODEL_FAMILIES = {"small-model-1": CHAT, "large-model-1": CHAT, "reasoning-model-1": REASONING}
-FAMILY_DEADLINES = {  # the kit's invented figures, in seconds: measure your own models
+CHAT, REASONING = "chat", "reasoning"  # reasoning models think before they write
+MODEL_FAMILIES = {"small-model-1": CHAT, "large-model-1": CHAT,
+                  "reasoning-model-1": REASONING}
+FAMILY_DEADLINES = {  # invented figures, in seconds: measure your own models
     CHAT: Deadlines(first_token_s=2.0, total_s=10.0),
-    REASONING: Deadlines(first_token_s=120.0, total_s=300.0),  # hidden thinking: minutes to the first text
+    REASONING: Deadlines(first_token_s=120.0, total_s=300.0),  # hidden thinking
 }
 
 
