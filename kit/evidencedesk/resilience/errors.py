@@ -1,4 +1,4 @@
-"""The errors real providers return, mapped to the kit's error kinds; and an exhausted quota, which waiting never clears.
+"""The errors real providers return, mapped to the kit's error kinds; and an exhausted quota, which no wait clears.
 
 The kit's providers are invented (providers.py), so their errors are the kit's own. Real providers name
 theirs with an HTTP status and an error type or status string, and some arrive inside a stream that
@@ -44,7 +44,8 @@ HTTP, STREAM = "http", "stream event"  # where the error arrives: as the HTTP st
 class QuotaExhausted(LLMError):
     """The provider refused because the account's credit or spend limit is used up (OpenAI's insufficient_quota).
 
-    Not retryable: no wait clears it; a person must add credit or raise the limit. Example: raise QuotaExhausted("no credit", "openai")
+    Not retryable: no wait clears it; a person must add credit or raise the limit.
+    Example: raise QuotaExhausted("no credit", "openai")
     """
 
     code = QUOTA_EXHAUSTED
@@ -54,7 +55,8 @@ class QuotaExhausted(LLMError):
 class RealError:
     """One documented provider error: provider (str); status (int, HTTP status; 200 for a stream event);
     name (str, the provider's error type, code or status string); where (HTTP or STREAM); kind (the kit's
-    LLMError subclass an adapter should raise). Example: RealError("anthropic", 529, "overloaded_error", HTTP, Overloaded)
+    LLMError subclass an adapter should raise).
+    Example: RealError("anthropic", 529, "overloaded_error", HTTP, Overloaded)
     """
 
     provider: str
@@ -72,7 +74,7 @@ REAL_ERRORS: tuple[RealError, ...] = (
     RealError("anthropic", 500, "api_error", HTTP, ServerError),
     RealError("anthropic", 529, "overloaded_error", HTTP, Overloaded),
     RealError("anthropic", 200, "overloaded_error", STREAM, Overloaded),  # `event: error` mid-stream
-    RealError("openai", 400, "context_length_exceeded", HTTP, ContextTooLong),
+    RealError("openai", 400, "context_length_exceeded", HTTP, ContextTooLong),  # an invalid_request_error
     RealError("openai", 401, "invalid_api_key", HTTP, AuthFailed),
     RealError("openai", 429, "rate_limit_exceeded", HTTP, RateLimited),
     RealError("openai", 429, "insufficient_quota", HTTP, QuotaExhausted),

@@ -84,7 +84,8 @@ class ScriptedDraw:
 def full_jitter(backoff_s: float, draw: Draw) -> float:
     """A wait drawn between 0 and backoff_s (float, seconds): backoff_s * draw(), rounded to milliseconds.
 
-    Raises: ValueError when draw() returns something outside [0, 1). Example: full_jitter(2.0, ScriptedDraw([0.5])) -> 1.0
+    Raises: ValueError when draw() returns something outside [0, 1).
+    Example: full_jitter(2.0, ScriptedDraw([0.5])) -> 1.0
     """
     fraction = draw()
     if not 0 <= fraction < 1:

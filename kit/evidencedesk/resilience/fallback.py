@@ -9,11 +9,11 @@ run with the budget's reason, before anything is spent. After a failure, failure
 here after a wait (only while the breaker is still closed and the wait fits the budget's time), the
 next provider, or stop (a bad request). An exhausted quota goes to the next provider with an alert and is
 not reported to the breaker (release): it says nothing about the provider's health. Waits use full
-jitter when the chain is given a draw function (failures.full_jitter). Every attempt is recorded: provider, outcome, cost, clock
-time, and what came next. A failed attempt costs what its client wrote to the run's ledger during
-it: nothing, for the invented providers, which bill no refused call. One BudgetedClient serves the
-whole run, so its limits count every attempt on every provider. A fallback changes the model that
-answers: the answers may differ, so evaluate the fallback route too.
+jitter when the chain is given a draw function (failures.full_jitter). Every attempt is recorded:
+provider, outcome, cost, clock time, and what came next. A failed attempt costs what its client
+wrote to the run's ledger during it: nothing, for the invented providers, which bill no refused
+call. One BudgetedClient serves the whole run, so its limits count every attempt on every provider.
+A fallback changes the model that answers: the answers may differ, so evaluate the fallback route too.
 Left out: streaming through the chain, hedged (parallel) requests, and remembering a provider's
 retry_after_s across runs.
 """

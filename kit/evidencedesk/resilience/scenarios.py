@@ -38,7 +38,6 @@ from evidencedesk.resilience.breaker import CLOSED, HALF_OPEN, OPEN, CircuitBrea
 from evidencedesk.resilience.deadline import Deadlines, StreamRead, deadlines_for, read_stream
 from evidencedesk.resilience.errors import QuotaExhausted
 from evidencedesk.resilience.failures import Draw, ScriptedDraw
-from evidencedesk.resilience.stream import USAGE_STYLES, FakeStream
 from evidencedesk.resilience.fallback import (
     ANSWERED,
     CHAIN_POLICY,
@@ -48,6 +47,7 @@ from evidencedesk.resilience.fallback import (
     FallbackChain,
     Route,
 )
+from evidencedesk.resilience.stream import USAGE_STYLES, FakeStream
 from evidencedesk.retry import RetryPolicy
 from evidencedesk.strictjson import read_jsonl
 from evidencedesk.usage import CreditsText, ManualClock
@@ -99,6 +99,7 @@ class QuotaWall:
         self.inner, self.clock, self.seconds, self.walls, self.calls = inner, clock, seconds, set(walls), 0
 
     def complete(self, request: LLMRequest) -> LLMResponse:
+        """inner's answer, or QuotaExhausted on a scripted call. Example: wall.complete(ask("Hi"))"""
         self.calls += 1
         if self.calls in self.walls:
             self.clock.advance(self.seconds)
