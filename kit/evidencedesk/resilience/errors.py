@@ -83,6 +83,7 @@ REAL_ERRORS: tuple[RealError, ...] = (
     RealError("openai", 200, "error", STREAM, ServerError),  # Responses API stream
     RealError("openai", 200, "response.failed", STREAM, ServerError),  # Responses API stream
     RealError("gemini", 400, "INVALID_ARGUMENT", HTTP, BadRequest),
+    RealError("gemini", 403, "PERMISSION_DENIED", HTTP, AuthFailed),  # e.g. a key without access
     RealError("gemini", 429, "RESOURCE_EXHAUSTED", HTTP, RateLimited),
     RealError("gemini", 500, "INTERNAL", HTTP, ServerError),
     RealError("gemini", 503, "UNAVAILABLE", HTTP, Overloaded),
