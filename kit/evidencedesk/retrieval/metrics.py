@@ -17,7 +17,7 @@ question with one relevant chunk scores at most 1/k. Recall ignores the order of
 reciprocal rank does not (its mean over the questions is MRR). Chunk sizes are compared at an equal
 budget of tokens (k times the size), not at an equal k, since a larger chunk holds more text. That budget
 is a cap, not what is spent: each Score also counts the chunk tokens actually handed over, which differ
-by size (fewer small chunks share a word with the question, and most chunks are shorter than the size),
+by size (fewer small chunks share a word with the question, and many chunks are shorter than the size),
 so read them beside the figures. None of the
 three says whether the answer was right. Left out: nDCG and graded relevance, and confidence intervals (a
 set this small has wide ones).
