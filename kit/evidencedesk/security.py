@@ -121,7 +121,8 @@ KEY_SHAPE = VisiblePattern(r"\bsk-[A-Za-z0-9_-]{16,}", re.I)
 # or as an HTML character reference (&#64; &#x40; &commat;), "." as %2E, or both spelled "[at]" and "(dot)".
 _AT = r"(?:%40|&#0*64;|&#x0*40;|&commat;|\s*[\[(]\s*at\s*[\])]\s*)"
 _DOT = r"(?:\.|%2e|&#0*46;|&#x0*2e;|&period;|\s*[\[(]\s*dot\s*[\])]\s*)"
-ENCODED_EMAIL = VisiblePattern(rf"[A-Za-z0-9._%+-]+{_AT}[A-Za-z0-9-]+(?:{_DOT}[A-Za-z0-9-]+)*{_DOT}[A-Za-z]{{2,}}\b", re.I)
+ENCODED_EMAIL = VisiblePattern(
+    rf"[A-Za-z0-9._%+-]+{_AT}[A-Za-z0-9-]+(?:{_DOT}[A-Za-z0-9-]+)*{_DOT}[A-Za-z]{{2,}}\b", re.I)
 SIMULATED_SECRET = "sk-sim-" + "NOT-A-REAL-KEY-000000000"  # 24 characters after the prefix; invented for the course
 REDACTED = "[redacted]"
 
