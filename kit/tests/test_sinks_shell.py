@@ -28,7 +28,7 @@ def test_quoting_stops_the_second_command_but_not_the_option(folder) -> None:
 
 
 def test_the_list_with_a_checked_word_reads_only_the_users_notes(folder) -> None:
-    assert search_notes(folder, "farida", "tap").startswith("farida/t-1101.txt: Tap")
+    assert search_notes(folder, "farida", "tap").startswith("farida/t-1101.txt: Kitchen tap")
     assert search_notes(folder, "farida", "refund") == ""  # jonas's note is never searched
 
 

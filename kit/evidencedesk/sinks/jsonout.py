@@ -53,7 +53,7 @@ def parse_action(reply: str) -> TicketAction:
     try:
         value = parse_json(reply)
     except ValueError as exc:
-        raise ActionRefused(f"not strict JSON: {str(exc)[:60]}") from None
+        raise ActionRefused(f"not strict JSON: {str(exc).split(':')[0][:50]}") from None
     try:
         return TicketAction.model_validate(value)
     except ValidationError as exc:

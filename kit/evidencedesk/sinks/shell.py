@@ -23,9 +23,9 @@ WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9 '-]{0,39}")  # one to forty characters
 PROGRAM = (sys.executable, "-m", "evidencedesk.sinks.notesearch")  # the harmless program of notesearch.py
 TIMEOUT_S = 20  # seconds before a run is stopped (subprocess.TimeoutExpired)
 NOTES = {  # (user, file) -> text: invented notes, one line each
-    ("farida", "t-1101.txt"): "Tap in the shop kitchen drips; plumber booked for Monday.",
+    ("farida", "t-1101.txt"): "Kitchen tap drips; plumber booked for Monday.",
     ("farida", "t-1103.txt"): "Card reader replaced under warranty.",
-    ("jonas", "t-1102.txt"): "Parcel re-sent to 14 Harbour Lane; customer asked for a refund.",
+    ("jonas", "t-1102.txt"): "Parcel re-sent; customer asked for a refund.",
     ("jonas", "t-1104.txt"): "Invoice reissued with VAT number GB000000000.",
 }
 
@@ -76,7 +76,7 @@ def search_notes(folder: Path | str, user: str, word: str) -> str:
     Args: folder (str or Path, holding notes/); user (str, from the session, never from the model); word (str).
     Returns: what the program printed ("" when nothing matched).
     Raises: ArgumentRefused when word does not match WORD; subprocess.TimeoutExpired after TIMEOUT_S.
-    Example: search_notes(f, "farida", "tap") -> "farida/t-1101.txt: Tap in the shop kitchen drips; ..."
+    Example: search_notes(f, "farida", "tap") -> "farida/t-1101.txt: Kitchen tap drips; ..."
     """
     if not isinstance(word, str) or not WORD.fullmatch(word):
         raise ArgumentRefused(f"word {str(word)[:40]!r}: expected 1-40 letters, digits, spaces, ' or -, "
