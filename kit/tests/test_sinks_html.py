@@ -28,7 +28,7 @@ def test_escaping_does_not_make_a_url_safe() -> None:
 
 
 def test_sanitising_keeps_formatting_and_drops_the_rest() -> None:
-    assert reply_as_html(ATTACK) == '<div class="reply">Your refund for T-1101 is approved. </div>'
+    assert reply_as_html(ATTACK) == '<div class="reply">Your repair T-1101 is booked for Monday. </div>'
     assert reply_as_html("<b>ok</b> <i>x</i>") == '<div class="reply"><b>ok</b> <i>x</i></div>'
     assert reply_as_html('<a href="https://help.example.org/x">h</a>') == (
         '<div class="reply"><a href="https://help.example.org/x" rel="noopener noreferrer">h</a></div>')

@@ -31,7 +31,7 @@ def test_formatting_leaks_every_row_and_the_keys(db) -> None:
 def test_a_parameter_is_only_ever_a_value(db) -> None:
     with open_read_only(db) as conn:
         assert tickets_with_status(conn, "farida", "x' OR '1'='1") == []
-        assert tickets_with_status(conn, "farida", "open") == [("T-1101", "Dripping tap in the shop kitchen")]
+        assert tickets_with_status(conn, "farida", "open") == [("T-1101", "Dripping tap in the kitchen")]
 
 
 def test_the_read_only_connection_refuses_writes_on_its_own(db) -> None:

@@ -27,7 +27,7 @@ def load_replies(path: Path | str | None = None) -> dict[str, str]:
     Args: path (str or Path; default kit/data/sinks/replies.json). Returns: dict name -> reply text.
     Raises: ValueError when the file is not strict JSON or not an object of non-empty strings; OSError
     when it cannot be read.
-    Example: load_replies()["html"].startswith("Your refund") -> True
+    Example: load_replies()["html"].startswith("Your repair") -> True
     """
     data = read_json(Path(path) if path is not None else REPLIES_FILE)
     if not isinstance(data, dict) or not all(isinstance(v, str) and v for v in data.values()):

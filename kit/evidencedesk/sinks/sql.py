@@ -19,7 +19,7 @@ from pathlib import Path
 
 DB_NAME = "desk.db"
 TICKETS = (  # id, owner, subject, status: invented rows
-    ("T-1101", "farida", "Dripping tap in the shop kitchen", "open"),
+    ("T-1101", "farida", "Dripping tap in the kitchen", "open"),
     ("T-1102", "jonas", "Parcel sent to the wrong address", "open"),
     ("T-1103", "farida", "Card reader offline", "closed"),
     ("T-1104", "jonas", "Invoice shows the wrong VAT number", "open"),
@@ -74,7 +74,7 @@ def tickets_with_status(conn: sqlite3.Connection, owner: str, status: str) -> li
 
     Args: conn (sqlite3.Connection); owner, status (str). Returns: list of (id, subject), by id.
     Raises: sqlite3.ProgrammingError for a value sqlite3 cannot bind.
-    Example: tickets_with_status(conn, "farida", "open") -> [("T-1101", "Dripping tap in the shop kitchen")]
+    Example: tickets_with_status(conn, "farida", "open") -> [("T-1101", "Dripping tap in the kitchen")]
     """
     sql = "SELECT id, subject FROM tickets WHERE owner = ? AND status = ? ORDER BY id"
     return conn.execute(sql, (owner, status)).fetchall()
