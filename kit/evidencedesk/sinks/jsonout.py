@@ -8,6 +8,7 @@ with TicketAction, a frozen, strict pydantic model that forbids extra fields, so
 exactly the three fields it expects, with their types and ranges, or an ActionRefused naming the problem.
 Left out: the provider's own structured output (it constrains the shape the model writes, and the reply
 must still be checked here), and what the code then does with a valid action (the gate decides that).
+Source (read 2026-12-03): https://docs.python.org/3/library/ast.html#ast.literal_eval (its warning).
 """
 
 from __future__ import annotations

@@ -9,6 +9,8 @@ an image no query string); otherwise the attribute is dropped, so nothing is fet
 It filters the HTML, not the Markdown text, so reference-style images, autolinks and raw <img> tags are
 caught as well. Left out: the chat UI's own renderer (a real one is not Python-Markdown, and its HTML is
 what must be filtered), a Content-Security-Policy img-src as the browser's second layer, and an image proxy.
+Source (read 2026-12-03): OWASP Top 10 for LLM Applications 2026, LLM10:2026 Improper Output Handling, example 7
+and mitigation 9, https://github.com/GenAI-Security-Project/GenAI-LLM-Top10 (2026/final/).
 """
 
 from __future__ import annotations

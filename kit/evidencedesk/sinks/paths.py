@@ -9,6 +9,8 @@ it is refused too. make_attachments() writes the invented folder the examples us
 Left out: the race between checking a path and opening it (someone who can write in the folder can swap a
 file for a link in between; Linux's openat2 with RESOLVE_BENEATH closes it), and Windows paths (drives,
 UNC names, case), which this module is not tested on. Taking an id from the model, never a path, avoids both.
+Sources (read 2026-12-03): https://docs.python.org/3/library/pathlib.html (resolve, is_relative_to),
+https://man7.org/linux/man-pages/man2/openat2.2.html (RESOLVE_BENEATH).
 """
 
 from __future__ import annotations

@@ -9,6 +9,8 @@ argument list with shell=False (no shell parses anything), and puts "--" before 
 options of most programs (argparse's, getopt's). The program run is notesearch.py, which is harmless.
 Left out: Windows, where a list is joined into one command line and each program parses it its own way,
 and sandboxing (a container, a user with no rights): the layer for programs that must run model-chosen code.
+Sources (read 2026-12-03): https://docs.python.org/3/library/subprocess.html#security-considerations,
+https://docs.python.org/3/library/shlex.html#shlex.quote, https://cwe.mitre.org/data/definitions/88.html.
 """
 
 from __future__ import annotations

@@ -9,6 +9,8 @@ denies everything else, and with a progress handler that stops a query after MAX
 SQLite's virtual machine. The authorizer sees tables and columns, never rows: it cannot keep one user
 to their own rows. build_desk() writes the small, invented database every example uses.
 Left out: other databases' drivers (their placeholders differ: %s, :name, $1), ORMs, and row-level security.
+Sources (read 2026-12-03): https://docs.python.org/3/library/sqlite3.html (set_authorizer, set_progress_handler,
+execute), https://www.sqlite.org/uri.html (mode=ro), https://www.sqlite.org/c3ref/set_authorizer.html.
 """
 
 from __future__ import annotations
@@ -63,6 +65,8 @@ def build_desk(folder: Path | str) -> Path:
 def tickets_with_status_unsafe(conn: sqlite3.Connection, owner: str, status: str) -> list[tuple[str, str]]:
     """The wrong way, kept to show the injection: the model's status formatted into the SQL text.
 
+    Args: conn (sqlite3.Connection); owner, status (str). Returns: list of (id, subject).
+    Raises: sqlite3.Error for text that does not parse as SQL once formatted in.
     Example: tickets_with_status_unsafe(conn, "farida", "x' OR '1'='1")  # every user's tickets
     """
     sql = f"SELECT id, subject FROM tickets WHERE owner = '{owner}' AND status = '{status}'"
