@@ -6,26 +6,23 @@ import json
 
 import pytest
 
-from evidencedesk.llm import ScriptExhausted
+from evidencedesk.llm import LLMRequest, Message, ScriptExhausted
 from evidencedesk.sinks.replies import FAKE_MODEL, ask, fake_model, load_replies
 
 
 def test_every_reply_comes_back_unchanged_through_the_fake() -> None:
     for name, text in load_replies().items():
         assert ask(name) == text
+    assert ask("path") == "../jonas/contract.txt"
 
 
 def test_the_fake_names_itself_and_runs_out() -> None:
     model = fake_model("path", "json")
-    assert model.model == FAKE_MODEL == "scripted-hostile" and len(model.replies) == 2
-    ask_all = [ask("path")]
-    assert ask_all == ["../jonas/contract.txt"]
+    request = LLMRequest(FAKE_MODEL, [Message("user", "?")], 50)
+    assert model.model == FAKE_MODEL == "scripted-hostile"
+    assert [model.complete(request).text for _ in range(2)] == [load_replies()["path"], load_replies()["json"]]
     with pytest.raises(ScriptExhausted):
-        from evidencedesk.llm import LLMRequest, Message
-        one = fake_model("path")
-        request = LLMRequest(FAKE_MODEL, [Message("user", "?")], 50)
-        one.complete(request)
-        one.complete(request)
+        model.complete(request)
 
 
 def test_unknown_names_and_bad_files_are_named(tmp_path) -> None:

@@ -26,7 +26,8 @@ class TicketAction(BaseModel):
     """What the model may ask the code to do to a ticket. Strict: "2" is not a priority; extra fields fail.
 
     Fields: ticket (T- and 3-4 digits); action ("summarise", "escalate" or "close"); priority (int, 1-4).
-    Raises: pydantic.ValidationError naming the field. Example: TicketAction(ticket="T-1101", action="close", priority=3)
+    Raises: pydantic.ValidationError naming the field.
+    Example: TicketAction(ticket="T-1101", action="close", priority=3)
     """
 
     model_config = ConfigDict(frozen=True, strict=True, extra="forbid")
