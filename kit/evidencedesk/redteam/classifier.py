@@ -6,9 +6,10 @@ The first features are the Beginner text filter's own signals (security.injectio
 for what the campaign showed that filter missing: encoded payloads and requests to decode them, words that
 mix scripts, digits inside words, role-play framing, override words, Spanish override phrases, bulk data and
 an address to send it to. The rules and weights were written from the tune split of traffic.jsonl.
-A real guardrail classifier is a trained model that returns a score or a label (Meta's Prompt Guard 2
-returns a probability that a text is a prompt attack; Llama Guard generates "safe" or "unsafe" and the
-categories it breaks); the threshold and the measurements of measure.py apply to it in the same way.
+A real guardrail classifier is a trained model that returns a score or a label (Meta's Llama Prompt Guard 2
+scores whether a text is a prompt attack; Llama Guard 3 generates "safe" or "unsafe" and the categories
+broken; model cards at https://huggingface.co/meta-llama, read 2026-12-03); the threshold and the
+measurements of measure.py apply to it in the same way.
 Left out: learning the weights (they are set by hand, so every verdict can be read back), other languages
 than Spanish, and context: each message is scored alone.
 """
