@@ -2,7 +2,7 @@
 
 A mutation takes one text and returns the parts a model would receive: one part for a rewrite of the same
 message, several for a text split across turns or fields (a filter that reads each part alone never sees
-the whole). The families are the ones red-teaming tools generate (promptfoo's strategies, PyRIT's
+the whole). The families are of the kinds red-teaming tools generate (promptfoo's strategies, PyRIT's
 converters, garak's probes): encodings (base64, hex, ROT13), look-alike characters (leetspeak, homoglyphs
 from the Cyrillic script, fullwidth forms, zero-width spaces), splitting (turns, fields), framing (role
 play) and rewording (paraphrase and translate, each a fixed phrase table written for the kit's seed
