@@ -52,3 +52,5 @@ def test_bad_rates_are_refused() -> None:
         precision_at(0.0, 0.0, 0.5)
     with pytest.raises(ValueError, match="max_fpr must be"):
         choose_threshold(TUNE, max_fpr=2)
+    with pytest.raises(ValueError, match="at least one attack and one benign"):
+        choose_threshold([m for m in TUNE if m.label == "attack"])

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from evidencedesk.evals.stats import Rate, wilson
 from evidencedesk.redteam.classifier import classify, max_score
-from evidencedesk.redteam.traffic import ATTACK, Message
+from evidencedesk.redteam.traffic import ATTACK, BENIGN, Message
 
 MAX_FPR = 0.10  # the false-positive rate the tune split may reach when a threshold is chosen (invented budget)
 
@@ -82,13 +82,16 @@ def choose_threshold(messages: Iterable[Message], max_fpr: float = MAX_FPR) -> C
     """The threshold with the highest recall whose false-positive rate is at most max_fpr (float, 0 to 1) on
     these messages; of equal recalls, the higher threshold. Pass the tune split only.
 
-    Returns: the Counts at that threshold. Raises ValueError for max_fpr outside 0 to 1, or when no
-    threshold meets it (the highest always flags nothing, so that happens only with no benign rows).
+    Returns: the Counts at that threshold. Raises ValueError for max_fpr outside 0 to 1, when the
+    messages hold no attack or no benign row (a rate needs a count), or when no threshold meets max_fpr.
     Example: choose_threshold(load_traffic(split="tune")).threshold
     """
     if isinstance(max_fpr, bool) or not isinstance(max_fpr, int | float) or not 0 <= max_fpr <= 1:
         raise ValueError(f"max_fpr must be a number from 0 to 1, got {max_fpr!r}")
-    allowed = [c for c in curve(messages) if c.fpr.value <= max_fpr]
+    rows = list(messages)
+    if {m.label for m in rows} != {ATTACK, BENIGN}:
+        raise ValueError("messages must hold at least one attack and one benign message: a rate needs a count")
+    allowed = [c for c in curve(rows) if c.fpr.value <= max_fpr]
     if not allowed:
         raise ValueError(f"no threshold keeps the false-positive rate at or below {max_fpr}")
     return max(allowed, key=lambda c: (c.recall.value, c.threshold))
