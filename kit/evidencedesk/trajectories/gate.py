@@ -106,7 +106,7 @@ def apply_rule(lost: int, gained: int, unowned: Sequence[str], counted: int, alp
         return UNDECIDED, f"flaky, no live quarantine: {' '.join(unowned)}; fix or quarantine each"
     if lost > gained:
         return UNDECIDED, (f"lost {lost}, gained {gained}; p = {p:.4g} may be chance; "
-                           f"failing takes {fewest_to_fail(alpha)} lost, none gained")
+                           f"it fails at {fewest_to_fail(alpha)} lost, none gained")
     if not counted:
         return UNDECIDED, "no case to count"
     return PASS, f"lost {lost}, gained {gained}: the candidate loses no more than it gains"
