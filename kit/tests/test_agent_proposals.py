@@ -220,11 +220,11 @@ def test_purge_run_removes_that_runs_notes_and_nothing_else(tmp_path) -> None:
             purge_run(restored, bad)  # type: ignore[arg-type]
 
 
-def test_a_proposal_that_names_a_run_itself_is_unknown_source() -> None:
+def test_a_proposal_that_names_a_run_itself_is_refused() -> None:
     agent, run, review = reviewed()
     forged = MemoryProposal(key="t-601-subject", text="T-601 subject: Refund for a blender",
                             source="tool:get_ticket:o1@r9")  # a model may not pick the run a note belongs to
-    assert review.propose(forged, run.state) == Review(False, "unknown_source")
+    assert review.propose(forged, run.state) == Review(False, "bad_key_or_source")  # tagged twice: not a tag
 
 
 def test_forget_removes_one_note() -> None:
