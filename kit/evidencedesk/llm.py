@@ -236,7 +236,8 @@ class LLMRequest:
 
     Args: model (str) -- a name from the price table; messages (tuple or list of Message), stored as a
     tuple; max_tokens (int, tokens) -- the most output tokens the call may produce, at least 1;
-    temperature (float, 0 to 2; default 0: always the likeliest next token); tools (tuple or list of str,
+    temperature (float, 0 to 2; default 0: ask for the likeliest next token, which providers do not promise
+    to make repeatable); tools (tuple or list of str,
     stored as a tuple) -- the definitions of the tools the model is offered, each as JSON text
     {"name", "description", "parameters": a JSON schema}, which the adapters check when they encode it;
     response_format (str) -- TEXT, or the JSON schema the answer must follow, as text.
