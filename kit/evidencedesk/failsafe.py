@@ -111,7 +111,7 @@ class ErrorLog:
     """The team's side of every failure: one redacted entry per report, under the reference the user got.
 
     Entries: {"reference", "code", "user", "detail", "where"}; references run ref-0001, ref-0002, ...
-    Example: log = ErrorLog(); log.report("not_found", "no ticket T-603", "kwame").reference -> "ref-0001"
+    Example: log = ErrorLog(); log.report("not_found", "no ticket T-503", "kwame").reference -> "ref-0001"
     """
 
     entries: list[dict[str, str]] = field(default_factory=list)
@@ -122,7 +122,7 @@ class ErrorLog:
         Args: code (str, a result code; anything else is logged and shown as INTERNAL); detail (any value,
         the full story); user (str, who was affected); where (str, the function that failed).
         Returns: PublicError with a fixed sentence. Never raises.
-        Example: log.report("not_found", "no ticket T-603", "kwame").message -> "We could not find that."
+        Example: log.report("not_found", "no ticket T-503", "kwame").message -> "We could not find that."
         """
         reference = f"ref-{len(self.entries) + 1:04d}"
         public = code if isinstance(code, str) and code in USER_MESSAGES else INTERNAL

@@ -277,7 +277,7 @@ class ToolGate:
         holder: the desk deciding, for an action put to one (see hold); a held action is never run by anyone else.
         Returns: the tool's result; NOT_FOUND for an unknown id; NOT_ALLOWED, with nothing run, for an action that
         was declined, was approved before, or waits for its desk's decision.
-        Example: gate.approve("pa-1").data -> {"queued": True, "idempotency_key": "t-602-reply-1"}
+        Example: gate.approve("pa-1").data -> {"queued": True, "idempotency_key": "t-502-reply-1"}
         """
         action = self.pending.get(pending_id) if isinstance(pending_id, str) else None
         if action is None:

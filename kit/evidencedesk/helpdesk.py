@@ -30,7 +30,7 @@ class DataFileError(ValueError):
 
 # Argument schemas: one per tool, built on ArgsModel (unknown fields refused, strict types, max lengths).
 class GetTicketArgs(ArgsModel):
-    """Arguments of get_ticket. Example: GetTicketArgs(ticket_id="T-601")"""
+    """Arguments of get_ticket. Example: GetTicketArgs(ticket_id="T-501")"""
 
     ticket_id: str = Field(pattern=TICKET_ID, max_length=8)
 
@@ -45,7 +45,7 @@ class SendEmailDraftArgs(ArgsModel):
     """Arguments of send_email_draft; the subject is one line (no line break of any kind), so no header
     can be smuggled in.
 
-    Example: SendEmailDraftArgs(to="kwame@example.org", subject="Re: T-601", body="...", idempotency_key="t-601-reply")
+    Example: SendEmailDraftArgs(to="kwame@example.org", subject="Re: T-501", body="...", idempotency_key="t-501-reply")
     """
 
     to: str = Field(pattern=r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}$", max_length=120)
@@ -64,7 +64,7 @@ class _Record(ArgsModel):
 class Ticket(_Record):
     """One help-desk ticket as stored.
 
-    Example: Ticket(id="T-601", owner="kwame", status="open", subject="Kettle", body="It leaks.")
+    Example: Ticket(id="T-501", owner="kwame", status="open", subject="Kettle", body="It leaks.")
     """
 
     id: str = Field(pattern=TICKET_ID)
@@ -106,7 +106,7 @@ def _load_records(path: Path | str, model: type[_Record]) -> dict[str, Any]:
 class TicketStore:
     """Tickets by id, each owned by one user.
 
-    Example: TicketStore.from_file(DATA_DIR / "tickets.json").get_ticket("T-601", "kwame").ok -> True
+    Example: TicketStore.from_file(DATA_DIR / "tickets.json").get_ticket("T-501", "kwame").ok -> True
     """
 
     def __init__(self, tickets: dict[str, Ticket]) -> None:
@@ -122,7 +122,7 @@ class TicketStore:
 
         Another user's ticket answers exactly like a missing one (NOT_FOUND, "no ticket T-xxx"), so
         a caller cannot learn which ids exist. Args: ticket_id (str); caller (str, user id).
-        Example: store.get_ticket("T-603", "kwame").error -> {"code": "not_found", "message": "no ticket T-603"}
+        Example: store.get_ticket("T-503", "kwame").error -> {"code": "not_found", "message": "no ticket T-503"}
         """
         ticket = self.tickets.get(ticket_id) if isinstance(ticket_id, str) else None
         if ticket is None or ticket.owner != caller:
@@ -163,7 +163,7 @@ class Outbox:
     """Where e-mail drafts go instead of the internet: `sent` lists every draft really sent, in order.
 
     Each idempotency key keeps the draft it was first used with and the result it got (`first`).
-    Example: outbox = Outbox(); outbox.send_email_draft("kwame@example.org", "Hi", "...", "t-601-reply-1")
+    Example: outbox = Outbox(); outbox.send_email_draft("kwame@example.org", "Hi", "...", "t-501-reply-1")
     """
 
     sent: list[dict[str, str]] = field(default_factory=list)

@@ -153,7 +153,7 @@ class ToolCall:
     LLMResponse that carries calls checks their id and name. Args: id (str) -- unique per call, given by
     the provider; name (str) -- the tool; arguments (dict of keyword arguments, or the str a model wrote
     when it did not parse as a JSON object, which the registry then refuses as invalid_arguments).
-    Example: ToolCall("call_1", "get_ticket", {"ticket_id": "T-601"})
+    Example: ToolCall("call_1", "get_ticket", {"ticket_id": "T-501"})
     """
 
     id: str
@@ -187,7 +187,7 @@ class Message:
     tool_call_id (str) -- the id of the call a "tool" message answers (required for "tool", else "").
     Raises: LLMInputError naming the field when role is unknown, content is not a str, or the tool fields
     do not fit the role.
-    Example: Message("user", "Is T-601 still open?"); Message("tool", '{"status": "open"}', tool_call_id="call_1")
+    Example: Message("user", "Is T-501 still open?"); Message("tool", '{"status": "open"}', tool_call_id="call_1")
     """
 
     role: str
@@ -368,7 +368,7 @@ def arguments_text(call: ToolCall) -> str:
     """A call's arguments as the JSON text a model writes: a str as it is, a dict as JSON. Never raises.
 
     Args: call (ToolCall). Returns: str ("<dict>" for a dict that is not JSON data).
-    Example: arguments_text(ToolCall("c1", "get_ticket", {"ticket_id": "T-601"})) -> '{"ticket_id": "T-601"}'
+    Example: arguments_text(ToolCall("c1", "get_ticket", {"ticket_id": "T-501"})) -> '{"ticket_id": "T-501"}'
     """
     if isinstance(call.arguments, str):
         return call.arguments

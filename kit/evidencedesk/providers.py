@@ -106,7 +106,7 @@ class ModelReply:
     reports every call, and OpenAI, measured, a call forced by name in tool_choice). A plain str is ModelReply(text).
     Raises: ValueError naming the field for a call that is not (non-empty name, dict or str), calls
     together with filtered or refusal, or an unknown reports.
-    Example: ModelReply(calls=(("get_ticket", {"ticket_id": "T-601"}),))
+    Example: ModelReply(calls=(("get_ticket", {"ticket_id": "T-501"}),))
     """
 
     text: str = ""

@@ -69,7 +69,7 @@ class ToolResult:
 
     @classmethod
     def success(cls, data: dict[str, Any]) -> ToolResult:
-        """A successful result carrying data (dict). Example: ToolResult.success({"id": "T-601"}).ok -> True"""
+        """A successful result carrying data (dict). Example: ToolResult.success({"id": "T-501"}).ok -> True"""
         return cls(True, data=data)
 
     @classmethod
@@ -90,7 +90,7 @@ class ToolResult:
 
 
 class ArgsModel(BaseModel):
-    """Base of every argument schema: unknown fields are refused, types are strict ("601" is not an int,
+    """Base of every argument schema: unknown fields are refused, types are strict ("501" is not an int,
     601 is not a str), and a checked value cannot be changed. Give every str field a max_length.
 
     Example: class LookupDocumentArgs(ArgsModel): doc_id: str = Field(pattern=r"^[a-z0-9-]{1,40}$")
@@ -177,7 +177,7 @@ class ToolRegistry:
 
         Returns: the tool's ToolResult; INVALID_ARGUMENTS naming the problems (or the caller); NOT_FOUND
         for an unknown tool; TOOL_ERROR if the tool raised or returned something that is not a ToolResult.
-        Example: registry.execute(ToolCall("c1", "get_ticket", {"ticket_id": "T-601"}), "kwame").ok -> True
+        Example: registry.execute(ToolCall("c1", "get_ticket", {"ticket_id": "T-501"}), "kwame").ok -> True
         """
         try:
             return self._execute(call, caller)
@@ -229,7 +229,7 @@ def fingerprint(call: ToolCall) -> str:
     Two calls with the same fingerprint would do the same thing. Never raises on odd values: arguments
     that are not JSON data fall back to their text, and arguments with no text at all (too deep, an int
     too long, a __repr__ that raises) to "<dict>"; such arguments never pass validation anyway.
-    Example: fingerprint(ToolCall("a", "get_ticket", {"ticket_id": "T-601"})) -> 'get_ticket {"ticket_id":"T-601"}'
+    Example: fingerprint(ToolCall("a", "get_ticket", {"ticket_id": "T-501"})) -> 'get_ticket {"ticket_id":"T-501"}'
     """
     try:
         arguments = json.dumps(call.arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=repr)

@@ -46,21 +46,21 @@ def test_anything_that_changes_the_answer_changes_the_key(changed: LLMRequest) -
     assert cache_key(changed, SHARED) != cache_key(ask(), SHARED)
 
 
-CALL = ToolCall("call_1", "get_ticket", {"ticket_id": "T-601"})
+CALL = ToolCall("call_1", "get_ticket", {"ticket_id": "T-501"})
 
 
 def with_history(*messages: Message) -> LLMRequest:
-    return LLMRequest("small-model-1", [RULES, Message("user", "Is T-601 open?"), *messages], max_tokens=100)
+    return LLMRequest("small-model-1", [RULES, Message("user", "Is T-501 open?"), *messages], max_tokens=100)
 
 
 def test_the_tool_fields_of_a_message_are_part_of_the_key() -> None:
     base = with_history(Message("assistant", "", tool_calls=[CALL]), Message("tool", "open", tool_call_id="call_1"))
     variants = [
-        with_history(Message("assistant", "", tool_calls=[ToolCall("call_1", "get_ticket", {"ticket_id": "T-602"})]),
+        with_history(Message("assistant", "", tool_calls=[ToolCall("call_1", "get_ticket", {"ticket_id": "T-502"})]),
                      Message("tool", "open", tool_call_id="call_1")),  # other arguments
-        with_history(Message("assistant", "", tool_calls=[ToolCall("call_1", "get_ticket", '{"ticket_id": "T-601"}')]),
+        with_history(Message("assistant", "", tool_calls=[ToolCall("call_1", "get_ticket", '{"ticket_id": "T-501"}')]),
                      Message("tool", "open", tool_call_id="call_1")),  # the same arguments as text the model wrote
-        with_history(Message("assistant", "", tool_calls=[ToolCall("call_2", "get_ticket", {"ticket_id": "T-601"})]),
+        with_history(Message("assistant", "", tool_calls=[ToolCall("call_2", "get_ticket", {"ticket_id": "T-501"})]),
                      Message("tool", "open", tool_call_id="call_2")),  # another call id
         with_history(Message("assistant", "", tool_calls=[ToolCall("call_1", "lookup_document", CALL.arguments)]),
                      Message("tool", "open", tool_call_id="call_1")),  # another tool
@@ -112,16 +112,16 @@ def test_a_hit_costs_nothing_and_is_recorded_as_a_hit() -> None:
 
 def test_one_users_answer_is_never_served_to_another() -> None:
     cache = ResponseCache()
-    kwame, _, _ = cached_client(["Your ticket T-601 is open."], scope="kwame", cache=cache)
+    kwame, _, _ = cached_client(["Your ticket T-501 is open."], scope="kwame", cache=cache)
     lena, lena_model, _ = cached_client(["You have no open tickets."], scope="lena", cache=cache)
     question = ask("What is the status of my ticket?")
-    assert kwame.complete(question).text == "Your ticket T-601 is open."
+    assert kwame.complete(question).text == "Your ticket T-501 is open."
     assert lena.complete(question).text == "You have no open tickets." and len(lena_model.requests) == 1
 
 
 def test_a_write_is_never_served_from_the_cache_or_stored() -> None:
     client, scripted, ledger = cached_client(["Reminder sent.", "Reminder sent."])
-    send = ask("Send the customer a reminder about T-601.")
+    send = ask("Send the customer a reminder about T-501.")
     client.complete(send, write=True)
     client.complete(send, write=True)
     assert len(scripted.requests) == 2 and len(client.cache) == 0 and ledger.summary().cache_hits == 0

@@ -35,7 +35,7 @@ def lab(grant: bool = False) -> tuple[ToolGate, object]:
     return ToolGate(registry, default_policy(grant_writes=grant)), outbox
 
 
-def question(gate: ToolGate, text: str = "Is T-601 covered by the returns policy?", max_tokens: int = 300,
+def question(gate: ToolGate, text: str = "Is T-501 covered by the returns policy?", max_tokens: int = 300,
              task: str = "triage") -> LLMRequest:
     return LLMRequest("small-model-1", [Message("user", text)], max_tokens,
                       tools=offered(gate.registry, gate.policy, task))
@@ -43,7 +43,7 @@ def question(gate: ToolGate, text: str = "Is T-601 covered by the returns policy
 
 def test_every_call_gets_its_own_result_in_call_order_and_refused_calls_run_nothing() -> None:
     gate, outbox = lab()
-    calls = (ToolCall("call_1", "get_ticket", {"ticket_id": "T-601"}), ToolCall("call_2", "send_email_draft", EMAIL),
+    calls = (ToolCall("call_1", "get_ticket", {"ticket_id": "T-501"}), ToolCall("call_2", "send_email_draft", EMAIL),
              ToolCall("call_3", "lookup_document", {"doc_id": "Returns Policy"}))
     answered = answer_calls(calls, gate, "triage", "run-1", "kwame")
     assert [(m.role, m.tool_call_id) for _, m in answered] == [("tool", "call_1"), ("tool", "call_2"), ("tool", "call_3")]
@@ -54,8 +54,8 @@ def test_every_call_gets_its_own_result_in_call_order_and_refused_calls_run_noth
 
 
 def test_a_result_is_an_untrusted_block_tagged_with_its_source() -> None:
-    message = result_message(ToolCall("call_7", "get_ticket", {}), ToolResult.success({"id": "T-601"}))
-    assert message.content == '<tool_result source="tool:get_ticket:call_7">\n{"id": "T-601"}\n</tool_result>'
+    message = result_message(ToolCall("call_7", "get_ticket", {}), ToolResult.success({"id": "T-501"}))
+    assert message.content == '<tool_result source="tool:get_ticket:call_7">\n{"id": "T-501"}\n</tool_result>'
     assert message.tool_call_id == "call_7"
     odd = result_message(ToolCall('c"1>', 'get"ticket<x>', {}), ToolResult.failure("not_found", "no <b>"))
     assert odd.content.startswith('<tool_result source="tool:get_ticket_x_:c_1_">\nerror not_found: no &lt;b&gt;')
@@ -74,11 +74,11 @@ def test_text_in_a_result_cannot_close_its_block() -> None:
 @pytest.mark.parametrize(("adapter", "server", "prefix"), PROVIDERS)
 def test_bad_arguments_come_back_as_a_result_and_the_next_turn_fixes_them(adapter, server, prefix) -> None:
     gate, _ = lab()
-    script = [ModelReply(calls=(("get_ticket", {"ticket_id": "601"}),)),
-              ModelReply(calls=(("get_ticket", {"ticket_id": "T-601"}),)), "T-601 is open."]
+    script = [ModelReply(calls=(("get_ticket", {"ticket_id": "501"}),)),
+              ModelReply(calls=(("get_ticket", {"ticket_id": "T-501"}),)), "T-501 is open."]
     fake = server(script)
     rounds = run_rounds(adapter(fake), question(gate), gate, "triage", "run-1", "kwame")
-    assert (rounds.reason, rounds.answer, len(rounds.rounds)) == (ANSWERED, "T-601 is open.", 3)
+    assert (rounds.reason, rounds.answer, len(rounds.rounds)) == (ANSWERED, "T-501 is open.", 3)
     assert [r.codes for r in rounds.rounds] == [("invalid_arguments",), ("ok",), ()]
     assert [r.stop_reason for r in rounds.rounds] == [TOOL_CALLS, TOOL_CALLS, STOP]
     first_result = rounds.messages[2]
@@ -89,8 +89,8 @@ def test_bad_arguments_come_back_as_a_result_and_the_next_turn_fixes_them(adapte
 
 def test_alpha_arguments_that_do_not_parse_are_answered_not_crashed_on() -> None:
     gate, _ = lab()
-    fake = FakeAlphaServer([ModelReply(calls=(("get_ticket", '{"ticket_id": "T-601"'),)),
-                            ModelReply(calls=(("get_ticket", {"ticket_id": "T-601"}),)), "T-601 is open."])
+    fake = FakeAlphaServer([ModelReply(calls=(("get_ticket", '{"ticket_id": "T-501"'),)),
+                            ModelReply(calls=(("get_ticket", {"ticket_id": "T-501"}),)), "T-501 is open."])
     rounds = run_rounds(AlphaClient(fake), question(gate), gate, "triage", "run-1", "kwame")
     assert rounds.reason == ANSWERED and [r.codes for r in rounds.rounds][:2] == [("invalid_arguments",), ("ok",)]
     assert "error invalid_arguments: arguments: expected an object, got str" in rounds.messages[2].content
@@ -98,7 +98,7 @@ def test_alpha_arguments_that_do_not_parse_are_answered_not_crashed_on() -> None
 
 def test_the_conversation_sent_carries_the_calls_then_their_results() -> None:
     gate, _ = lab()
-    fake = FakeBetaServer([ModelReply(calls=(("get_ticket", {"ticket_id": "T-601"}),
+    fake = FakeBetaServer([ModelReply(calls=(("get_ticket", {"ticket_id": "T-501"}),
                                              ("lookup_document", {"doc_id": "kc-returns-v3"}))), "Yes."])
     run_rounds(BetaClient(fake), question(gate), gate, "triage", "run-1", "kwame")
     turns = json.loads(fake.received[1])["turns"]
@@ -108,9 +108,9 @@ def test_the_conversation_sent_carries_the_calls_then_their_results() -> None:
 
 def test_an_injected_instruction_arrives_as_flagged_data_and_obeying_it_is_refused() -> None:
     gate, outbox = lab()
-    fake = FakeAlphaServer([ModelReply(calls=(("get_ticket", {"ticket_id": "T-602"}),)),
-                            ModelReply(calls=(("send_email_draft", EMAIL),)), "T-602 came late."])
-    rounds = run_rounds(AlphaClient(fake), question(gate, "Summarise T-602."), gate, "triage", "run-1", "kwame")
+    fake = FakeAlphaServer([ModelReply(calls=(("get_ticket", {"ticket_id": "T-502"}),)),
+                            ModelReply(calls=(("send_email_draft", EMAIL),)), "T-502 came late."])
+    rounds = run_rounds(AlphaClient(fake), question(gate, "Summarise T-502."), gate, "triage", "run-1", "kwame")
     assert rounds.rounds[0].signals[0] == ("ignore_instructions", "addressed_to_assistant", "tool_request",
                                            "exfiltration")
     assert rounds.rounds[1].codes == ("not_allowed",) and outbox.sent == []
@@ -137,7 +137,7 @@ def test_the_loop_stops_after_max_rounds_model_calls() -> None:
 
 def test_lines_show_each_call_and_how_the_last_round_ended() -> None:
     gate, _ = lab()
-    fake = FakeAlphaServer([ModelReply(calls=(("get_ticket", {"ticket_id": "T-602"}), ("nope", {}))), "Done."])
+    fake = FakeAlphaServer([ModelReply(calls=(("get_ticket", {"ticket_id": "T-502"}), ("nope", {}))), "Done."])
     lines = run_rounds(AlphaClient(fake), question(gate), gate, "triage", "r", "kwame").lines()
     assert lines == ["round 1 call_1 get_ticket -> ok",
                      "    flagged: ignore_instructions, addressed_to_assistant, tool_request, exfiltration",
@@ -152,7 +152,7 @@ def test_max_rounds_must_be_a_positive_int(max_rounds: object) -> None:
                    max_rounds=max_rounds)  # type: ignore[arg-type]
 
 
-CALL = ToolCall("call_1", "get_ticket", {"ticket_id": "T-601"})
+CALL = ToolCall("call_1", "get_ticket", {"ticket_id": "T-501"})
 
 
 @pytest.mark.parametrize(("stop", "calls", "refusal", "step"), [
@@ -167,11 +167,11 @@ def test_next_step_decides_by_the_calls_and_never_runs_a_cut_call(stop: str, cal
 
 @pytest.mark.parametrize(("client", "server", "prefix"), PROVIDERS)
 def test_a_call_forced_with_stop_runs_and_a_truncated_call_never_does(client, server, prefix) -> None:
-    forced = ModelReply(calls=(("get_ticket", {"ticket_id": "T-601"}),), reports=STOP)
+    forced = ModelReply(calls=(("get_ticket", {"ticket_id": "T-501"}),), reports=STOP)
     gate, _ = lab()
-    rounds = run_rounds(client(server([forced, "T-601 is open."])), question(gate), gate, "triage", "r", "kwame")
+    rounds = run_rounds(client(server([forced, "T-501 is open."])), question(gate), gate, "triage", "r", "kwame")
     assert (rounds.reason, rounds.rounds[0].stop_reason, rounds.rounds[0].codes) == (ANSWERED, STOP, ("ok",))
-    two = ModelReply(calls=(("get_ticket", {"ticket_id": "T-601"}), ("lookup_document", {"doc_id": "kc-returns-v3"})))
+    two = ModelReply(calls=(("get_ticket", {"ticket_id": "T-501"}), ("lookup_document", {"doc_id": "kc-returns-v3"})))
     gate, _ = lab()
     cut = run_rounds(client(server([two, "never"])), question(gate, max_tokens=8), gate, "triage", "r", "kwame")
     assert (cut.reason, cut.answer, cut.rounds[0].stop_reason, gate.audit.events) == (TRUNCATED, "", LENGTH, [])

@@ -34,7 +34,7 @@ TOOL = '{"name": "get_ticket", "description": "Read a ticket.", "parameters": {}
 
 def ask(*extra: Message, rules: str = RULES, model: str = "small-model-1",
         tools: tuple[str, ...] = (TOOL,)) -> LLMRequest:
-    return LLMRequest(model, [Message("system", rules), Message("user", "Is T-601 open?"), *extra], 50, tools=tools)
+    return LLMRequest(model, [Message("system", rules), Message("user", "Is T-501 open?"), *extra], 50, tools=tools)
 
 
 def test_the_invented_rule_is_256_tokens_and_five_minutes() -> None:
@@ -42,7 +42,7 @@ def test_the_invented_rule_is_256_tokens_and_five_minutes() -> None:
 
 
 def test_blocks_are_the_tools_then_the_messages_and_add_up_to_the_request() -> None:
-    call = ToolCall("call_1", "get_ticket", {"ticket_id": "T-601"})
+    call = ToolCall("call_1", "get_ticket", {"ticket_id": "T-501"})
     request = ask(Message("assistant", "", tool_calls=(call,)), Message("tool", "{}", tool_call_id="call_1"))
     blocks = prefix_blocks(request)
     assert [b.kind for b in blocks] == ["tool", "system", "user", "assistant", "tool"]
@@ -78,7 +78,7 @@ def test_the_first_call_misses_and_the_same_request_then_hits_whole() -> None:
 def test_a_growing_conversation_reads_the_previous_request_from_the_cache() -> None:
     cache = PrefixCache(ManualClock())
     cache.read(ask())
-    grown = ask(Message("assistant", "It is open."), Message("user", "And T-602?"))
+    grown = ask(Message("assistant", "It is open."), Message("user", "And T-502?"))
     read = cache.read(grown)
     assert (read.outcome, read.cached_tokens, read.input_tokens) == (HIT, request_tokens(ask()), request_tokens(grown))
 
@@ -195,7 +195,7 @@ def test_a_read_reports_the_tokens_it_wrote_past_the_cached_part() -> None:
     assert (first.outcome, first.cached_tokens, first.written_tokens) == (MISS, 0, first.input_tokens)
     again = cache.read(ask())
     assert (again.outcome, again.written_tokens) == (HIT, 0)  # everything was stored: nothing new to write
-    longer = cache.read(ask(Message("user", "And T-602? " * 20)))
+    longer = cache.read(ask(Message("user", "And T-502? " * 20)))
     assert longer.outcome == HIT and longer.written_tokens == longer.input_tokens - longer.cached_tokens > 0
     clock.advance(CACHE_TTL_S + 1)
     expired = cache.read(ask())

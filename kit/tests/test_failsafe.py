@@ -46,8 +46,8 @@ def test_fail_closed_names_the_check_and_never_echoes_the_exception_text() -> No
 
 def test_fail_closed_on_a_real_ownership_check() -> None:
     session = Session("kwame", ("triage",))
-    assert fail_closed(lambda: can_read(session, TICKETS["T-601"].owner)).allowed
-    assert not fail_closed(lambda: can_read(session, TICKETS["T-603"].owner)).allowed
+    assert fail_closed(lambda: can_read(session, TICKETS["T-501"].owner)).allowed
+    assert not fail_closed(lambda: can_read(session, TICKETS["T-503"].owner)).allowed
     assert not fail_closed(lambda: can_read(session, TICKETS["T-699"].owner)).allowed  # a missing ticket raises
 
 
@@ -71,12 +71,12 @@ def test_nan_defeats_a_stop_when_over_check_but_not_within() -> None:
 
 def test_public_errors_are_fixed_sentences_and_the_log_keeps_the_redacted_detail() -> None:
     log = ErrorLog()
-    detail = f"no ticket T-603 for kwame@example.org, key {SIMULATED_SECRET}"
+    detail = f"no ticket T-503 for kwame@example.org, key {SIMULATED_SECRET}"
     shown = log.report("not_found", detail, "kwame", "get_ticket")
     assert shown == PublicError("not_found", "We could not find that.", "ref-0001")
     assert str(shown) == "We could not find that. (ref-0001)"
     assert log.entries == [{"reference": "ref-0001", "code": "not_found", "user": "kwame",
-                            "detail": "no ticket T-603 for [redacted], key [redacted]", "where": "get_ticket"}]
+                            "detail": "no ticket T-503 for [redacted], key [redacted]", "where": "get_ticket"}]
 
 
 @pytest.mark.parametrize("code", [INTERNAL, "no_such_code", None, 42, Unprintable()])
@@ -95,13 +95,13 @@ def test_every_result_code_has_its_own_sentence() -> None:
 
 def test_report_result_uses_the_code_and_message_of_a_refusal() -> None:
     registry, _ = kit_tools()
-    result = ToolGate(registry, default_policy()).run(ToolCall("c1", "get_ticket", {"ticket_id": "T-603"}),
+    result = ToolGate(registry, default_policy()).run(ToolCall("c1", "get_ticket", {"ticket_id": "T-503"}),
                                                       "triage", "run-1", "kwame")
     log = ErrorLog()
     shown = log.report_result(result, "kwame", "get_ticket")
     assert (shown.code, shown.message) == ("not_found", "We could not find that.")
-    assert log.entries[0]["detail"] == "no ticket T-603" and log.entries[0]["where"] == "get_ticket"
-    assert "T-603" not in str(shown)
+    assert log.entries[0]["detail"] == "no ticket T-503" and log.entries[0]["where"] == "get_ticket"
+    assert "T-503" not in str(shown)
 
 
 def test_report_exception_logs_type_message_and_function_but_shows_nothing() -> None:

@@ -28,7 +28,7 @@ from evidencedesk.security import SIMULATED_SECRET
 from evidencedesk.tools import RESULT_CODES, Tool, ToolCall, ToolRegistry
 
 EVIL = {"to": "evil@example.org", "subject": "records", "body": "all of them", "idempotency_key": "evil-key-0001"}
-READ = ToolCall("run-1-c1", "get_ticket", {"ticket_id": "T-601"})
+READ = ToolCall("run-1-c1", "get_ticket", {"ticket_id": "T-501"})
 
 
 def make_gate(grant: bool = False, max_calls: int = 10) -> tuple[ToolGate, Outbox]:
@@ -43,7 +43,7 @@ def email(key: str = "evil-key-0001", call_id: str = "run-1-c2") -> ToolCall:
 def test_an_allowed_read_runs_and_is_audited() -> None:
     gate, _ = make_gate()
     result = gate.run(READ, "triage", "run-1", caller="kwame")
-    assert result.ok and result.data["id"] == "T-601"
+    assert result.ok and result.data["id"] == "T-501"
     assert gate.audit.events == [{"run_id": "run-1", "call_id": "run-1-c1", "tool": "get_ticket", "task": "triage",
                                   "caller": "kwame", "outcome": OK, "detail": "ran"}]
 
@@ -69,15 +69,15 @@ def test_unknown_tools_are_not_allowed_in_every_task(task: str) -> None:
 
 def test_another_users_ticket_answers_like_a_missing_one_through_the_gate() -> None:
     gate, _ = make_gate()
-    theirs = gate.run(ToolCall("c1", "get_ticket", {"ticket_id": "T-603"}), "triage", "run-1", "kwame")
+    theirs = gate.run(ToolCall("c1", "get_ticket", {"ticket_id": "T-503"}), "triage", "run-1", "kwame")
     missing = gate.run(ToolCall("c2", "get_ticket", {"ticket_id": "T-999"}), "triage", "run-1", "kwame")
     assert theirs.error["code"] == missing.error["code"] == NOT_FOUND
-    assert theirs.error["message"].replace("603", "999") == missing.error["message"]
+    assert theirs.error["message"].replace("503", "999") == missing.error["message"]
 
 
 @pytest.mark.parametrize(
     ("arguments", "named"),
-    [({}, "ticket_id"), ({"ticket_id": 601}, "ticket_id"), ({"ticket_id": "T-601", "x": 1}, "x"), ([], "arguments")],
+    [({}, "ticket_id"), ({"ticket_id": 601}, "ticket_id"), ({"ticket_id": "T-501", "x": 1}, "x"), ([], "arguments")],
 )
 def test_invalid_arguments_are_refused_naming_the_field(arguments: object, named: str) -> None:
     gate, _ = make_gate()
@@ -277,7 +277,7 @@ circular["self"] = circular
         (READ, "triage", "run-1", None, INVALID_ARGUMENTS),
         (ToolCall("c1", None, {}), "triage", "run-1", "kwame", NOT_ALLOWED),  # type: ignore[arg-type]
         (ToolCall("c1", ["get_ticket"], {}), "triage", "run-1", "kwame", NOT_ALLOWED),  # type: ignore[arg-type]
-        (ToolCall("c1", "get_ticket", "T-601"), "triage", "run-1", "kwame", INVALID_ARGUMENTS),  # type: ignore[arg-type]
+        (ToolCall("c1", "get_ticket", "T-501"), "triage", "run-1", "kwame", INVALID_ARGUMENTS),  # type: ignore[arg-type]
         (ToolCall("c1", "get_ticket", {"ticket_id": Weird()}), "triage", "run-1", "kwame", INVALID_ARGUMENTS),
         (ToolCall("c1", "get_ticket", circular), "triage", "run-1", "kwame", INVALID_ARGUMENTS),
         (ToolCall("c1", "get_ticket", {("a",): 1}), "triage", "run-1", "kwame", INVALID_ARGUMENTS),
@@ -334,7 +334,7 @@ class HashlessName(str):
         (ToolCall("c1", "get_ticket", {"ticket_id": deeply_nested()}), INVALID_ARGUMENTS, "ticket_id: Input should"),
         (ToolCall("c1", "get_ticket", {"ticket_id": 10**5000}), INVALID_ARGUMENTS, "ticket_id: Input should"),
         (ToolCall("c1", "get_ticket", {"ticket_id": Unprintable()}), INVALID_ARGUMENTS, "ticket_id: Input should"),
-        (ToolCall("c1", "get_ticket", {UnprintableKey(): "T-601"}), INVALID_ARGUMENTS, "ticket_id: Field required"),
+        (ToolCall("c1", "get_ticket", {UnprintableKey(): "T-501"}), INVALID_ARGUMENTS, "ticket_id: Field required"),
         (ToolCall("c1", Unprintable(), {}), NOT_ALLOWED, "tool '<Unprintable>' is not available"),  # type: ignore[arg-type]
         (ToolCall(Unprintable(), "get_ticket", {}), INVALID_ARGUMENTS, "call.id: expected a str"),  # type: ignore[arg-type]
         (ToolCall("c1", HashlessName("get_ticket"), {}), INVALID_ARGUMENTS,
@@ -375,7 +375,7 @@ GRANTED = Policy({"reply": frozenset({"get_ticket", "send_email_draft"})}, write
         (0, GRANTED, 7, [READ]),  # a task that is not a str
         (1, GRANTED, "reply", [ToolCall("c1", "lookup_document", {"doc_id": "kc-returns-v3"})]),
         (2, GRANTED, "reply", [ToolCall("c1", "send_email_draft", {**EVIL, "body": "x" * 9000})]),
-        (3, GRANTED, "reply", [ToolCall("c1", "get_ticket", {"ticket_id": "601"})]),
+        (3, GRANTED, "reply", [ToolCall("c1", "get_ticket", {"ticket_id": "501"})]),
         (4, ONE_CALL, "reply", [READ, READ]),
         (5, ONE_CALL, "reply", [email()]),
         (6, GRANTED, "reply", [email()]),

@@ -39,7 +39,7 @@ email_arguments = st.fixed_dictionaries({
     "subject": st.text(min_size=1, max_size=20),
     "body": st.text(min_size=1, max_size=40),
     "idempotency_key": st.sampled_from(["evil-key-0001", "evil-key-0002"]) | st.text(max_size=12)})
-arguments = email_arguments | st.fixed_dictionaries({"ticket_id": st.sampled_from(["T-601", "T-603"])}) | \
+arguments = email_arguments | st.fixed_dictionaries({"ticket_id": st.sampled_from(["T-501", "T-503"])}) | \
     st.dictionaries(st.text(max_size=12), json_values, max_size=3)
 calls = st.builds(ToolCall, id=st.text(max_size=8), name=tool_names, arguments=arguments)
 tasks = st.sampled_from(["triage", "reply"]) | st.text(max_size=8)
@@ -115,7 +115,7 @@ def logged(where: str, text: str) -> list[str]:
     gate, _ = make_gate(False)
     name, run_id, caller = ((text, "run-1", "kwame") if where == "audit tool" else
                             ("get_ticket", text, "kwame") if where == "audit run_id" else ("get_ticket", text, text))
-    gate.run(ToolCall("c1", name, {"ticket_id": "T-601"}), "triage", run_id, caller)
+    gate.run(ToolCall("c1", name, {"ticket_id": "T-501"}), "triage", run_id, caller)
     return [v for event in gate.audit.events for v in event.values()]
 
 
@@ -159,7 +159,7 @@ def test_a_user_facing_error_leaks_nothing(code: object, detail: object, user: s
 
 # --- a disguise changes no check ---------------------------------------------------------------------
 PLAIN = ["ignore all policy", "NOTE TO THE ASSISTANT", "call send_email_draft", "reach me at kwame@gmail.com",
-         "password: hunter2", f"the key is {SIMULATED_SECRET}", "call +49 30 1234567", "T-601 status is open"]
+         "password: hunter2", f"the key is {SIMULATED_SECRET}", "call +49 30 1234567", "T-501 status is open"]
 
 
 @PROPERTY

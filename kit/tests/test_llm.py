@@ -42,7 +42,7 @@ from evidencedesk.llm import (
 )
 
 
-def ask(text: str = "Is T-601 open?") -> LLMRequest:
+def ask(text: str = "Is T-501 open?") -> LLMRequest:
     return LLMRequest("scripted-1", [Message("system", "Be brief."), Message("user", text)], max_tokens=50)
 
 
@@ -64,7 +64,7 @@ def test_message_content_must_be_text() -> None:
 
 def test_request_stores_messages_as_a_tuple() -> None:
     request = ask()
-    assert isinstance(request.messages, tuple) and request.messages[1] == Message("user", "Is T-601 open?")
+    assert isinstance(request.messages, tuple) and request.messages[1] == Message("user", "Is T-501 open?")
 
 
 @pytest.mark.parametrize(
@@ -103,7 +103,7 @@ def test_scripted_client_replies_in_order_with_estimated_usage() -> None:
     assert (first.text, second.text) == ("first reply", "second")
     assert first.model == "scripted-1"
     assert first.usage == Usage(input_tokens=3 + 4 + 4 + 4, output_tokens=3)  # 2 messages: text + 4 overhead each
-    assert [r.messages[-1].content for r in client.requests] == ["Is T-601 open?", "again"]
+    assert [r.messages[-1].content for r in client.requests] == ["Is T-501 open?", "again"]
 
 
 def test_scripted_client_raises_a_named_error_when_the_script_runs_out() -> None:
@@ -198,7 +198,7 @@ def test_a_request_defaults_to_temperature_0_no_tools_and_text() -> None:
 
 # --- tool calls: the kit's one shape, the "tool" role, and calls on a response --------------------------------
 
-CALL = ToolCall("call_1", "get_ticket", {"ticket_id": "T-601"})
+CALL = ToolCall("call_1", "get_ticket", {"ticket_id": "T-501"})
 
 
 def test_a_tool_message_answers_one_call_and_an_assistant_message_carries_calls() -> None:
@@ -250,13 +250,13 @@ def test_request_tokens_counts_call_arguments_and_tool_definitions_too() -> None
     definition = '{"name": "get_ticket", "description": "", "parameters": {"type": "object"}}'
     asked = LLMRequest("m", [Message("user", "abcd"), Message("assistant", "", tool_calls=[CALL]),
                              Message("tool", "abcdefgh", tool_call_id="call_1")], 5, tools=[definition])
-    calls = estimate_tokens("get_ticket") + estimate_tokens('{"ticket_id": "T-601"}')
+    calls = estimate_tokens("get_ticket") + estimate_tokens('{"ticket_id": "T-501"}')
     assert request_tokens(plain) == 1 + MESSAGE_OVERHEAD_TOKENS
     assert request_tokens(asked) == (1 + 4) + (0 + 4) + (2 + 4) + calls + estimate_tokens(definition)
 
 
 def test_arguments_text_is_the_json_a_model_writes_and_never_raises() -> None:
-    assert arguments_text(CALL) == '{"ticket_id": "T-601"}'
+    assert arguments_text(CALL) == '{"ticket_id": "T-501"}'
     assert arguments_text(ToolCall("c", "t", '{"ticket_id": ')) == '{"ticket_id": '
     loop: dict = {}
     loop["self"] = loop

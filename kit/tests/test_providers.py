@@ -345,12 +345,12 @@ DEFINITION = json.dumps({"name": "get_ticket", "description": "Read one ticket."
                          "parameters": {"type": "object", "properties": {"ticket_id": {"type": "string"}}}})
 LOOKUP = json.dumps({"name": "lookup_document", "description": "Read a document.",
                      "parameters": {"type": "object", "properties": {"doc_id": {"type": "string"}}}})
-TWO_CALLS = ModelReply("Looking both up.", calls=(("get_ticket", {"ticket_id": "T-601"}),
+TWO_CALLS = ModelReply("Looking both up.", calls=(("get_ticket", {"ticket_id": "T-501"}),
                                                  ("lookup_document", {"doc_id": "kc-returns-v3"})))
 
 
 def with_tools(*messages: Message) -> LLMRequest:
-    return LLMRequest("small-model-1", [Message("user", "Is T-601 covered by the policy?"), *messages], 200,
+    return LLMRequest("small-model-1", [Message("user", "Is T-501 covered by the policy?"), *messages], 200,
                       tools=(DEFINITION, LOOKUP))
 
 
@@ -368,7 +368,7 @@ def test_several_calls_in_one_reply_become_tool_calls_in_order(adapter: type, se
     client, fake = client_for(adapter, server, [TWO_CALLS])
     response = client.complete(with_tools())
     assert (response.text, response.stop_reason) == ("Looking both up.", TOOL_CALLS)
-    assert response.tool_calls == (ToolCall(f"{prefix}_1", "get_ticket", {"ticket_id": "T-601"}),
+    assert response.tool_calls == (ToolCall(f"{prefix}_1", "get_ticket", {"ticket_id": "T-501"}),
                                    ToolCall(f"{prefix}_2", "lookup_document", {"doc_id": "kc-returns-v3"}))
     assert fake.issued == [f"{prefix}_1", f"{prefix}_2"]
 
@@ -376,15 +376,15 @@ def test_several_calls_in_one_reply_become_tool_calls_in_order(adapter: type, se
 def test_alpha_sends_arguments_as_a_string_and_beta_as_an_object() -> None:
     _, alpha_body = FakeAlphaServer([TWO_CALLS])(encode_alpha(with_tools()))
     _, beta_body = FakeBetaServer([TWO_CALLS])(encode_beta(with_tools()))
-    assert json.loads(alpha_body)["tool_calls"][0]["arguments"] == '{"ticket_id": "T-601"}'
+    assert json.loads(alpha_body)["tool_calls"][0]["arguments"] == '{"ticket_id": "T-501"}'
     assert json.loads(alpha_body)["finish"] == "tool_use"
     parts = json.loads(beta_body)["reply"]["parts"]
     assert [p["kind"] for p in parts] == ["text", "tool_use", "tool_use"]
-    assert parts[1]["input"] == {"ticket_id": "T-601"}
+    assert parts[1]["input"] == {"ticket_id": "T-501"}
     assert json.loads(beta_body)["reply"]["halt"] == "TOOL"
 
 
-@pytest.mark.parametrize("written", ['{"ticket_id": "T-601"', "T-601", "[1, 2]", '{"a": NaN}'])
+@pytest.mark.parametrize("written", ['{"ticket_id": "T-501"', "T-501", "[1, 2]", '{"a": NaN}'])
 def test_alpha_arguments_that_are_not_a_json_object_stay_text(written: str) -> None:
     client = AlphaClient(FakeAlphaServer([ModelReply(calls=(("get_ticket", written),))]))
     assert client.complete(with_tools()).tool_calls == (ToolCall("call_1", "get_ticket", written),)
@@ -396,9 +396,9 @@ def test_beta_input_is_always_an_object() -> None:
     asked = Message("assistant", "", tool_calls=[ToolCall("use_1", "get_ticket", "{not json")])
     with pytest.raises(LLMInputError, match=r"messages\[1\].tool_calls\[0\].arguments: Beta takes tool input"):
         encode_beta(with_tools(asked, Message("tool", "x", tool_call_id="use_1")))
-    parsed = Message("assistant", "", tool_calls=[ToolCall("use_1", "get_ticket", '{"ticket_id": "T-601"}')])
+    parsed = Message("assistant", "", tool_calls=[ToolCall("use_1", "get_ticket", '{"ticket_id": "T-501"}')])
     turn = json.loads(encode_beta(with_tools(parsed, Message("tool", "x", tool_call_id="use_1"))))["turns"][1]
-    assert turn["parts"][0]["input"] == {"ticket_id": "T-601"}
+    assert turn["parts"][0]["input"] == {"ticket_id": "T-501"}
 
 
 def answered(response: LLMResponse) -> list[Message]:
@@ -498,7 +498,7 @@ def test_a_model_reply_names_what_is_wrong(kwargs: dict, problem: str) -> None:
 
 @pytest.mark.parametrize(("adapter", "server"), ADAPTERS)
 def test_tools_offered_and_calls_carried_count_as_input(adapter: type, server: type) -> None:
-    plain = adapter(server(["Yes."])).complete(LLMRequest("small-model-1", [Message("user", "Is T-601 covered by "
+    plain = adapter(server(["Yes."])).complete(LLMRequest("small-model-1", [Message("user", "Is T-501 covered by "
                                                                                     "the policy?")], 200))
     offered = adapter(server(["Yes."])).complete(with_tools())
     assert offered.usage.input_tokens > plain.usage.input_tokens + estimate_tokens(DEFINITION)
@@ -513,18 +513,18 @@ def test_a_valid_reply_with_calls_and_a_plain_stop_is_accepted_on_both_adapters(
     assert (decode_beta(200, json.dumps(beta)).stop_reason, len(decode_beta(200, json.dumps(beta)).tool_calls)) == (
         STOP, 1)
     for adapter, server in ((AlphaClient, FakeAlphaServer), (BetaClient, FakeBetaServer)):
-        forced = ModelReply(calls=(("get_ticket", {"ticket_id": "T-601"}),), reports=STOP)
+        forced = ModelReply(calls=(("get_ticket", {"ticket_id": "T-501"}),), reports=STOP)
         response = adapter(server([forced])).complete(with_tools())
         assert (response.stop_reason, [c.name for c in response.tool_calls]) == (STOP, ["get_ticket"])
 
 
 def test_a_call_cut_at_the_output_allowance_comes_back_with_length() -> None:
-    long_call = ModelReply(calls=(("get_ticket", {"ticket_id": "T-601"}), ("lookup_document", {"doc_id": "x" * 40})))
+    long_call = ModelReply(calls=(("get_ticket", {"ticket_id": "T-501"}), ("lookup_document", {"doc_id": "x" * 40})))
     for adapter, server in ((AlphaClient, FakeAlphaServer), (BetaClient, FakeBetaServer)):
         cut = adapter(server([long_call])).complete(dataclasses.replace(with_tools(), max_tokens=8))  # 32 characters
         whole = adapter(server([long_call])).complete(with_tools())
         assert (cut.stop_reason, len(cut.tool_calls), whole.stop_reason) == (LENGTH, 2, TOOL_CALLS)
-        assert cut.tool_calls[0].arguments == {"ticket_id": "T-601"} and cut.tool_calls[1].arguments in (
+        assert cut.tool_calls[0].arguments == {"ticket_id": "T-501"} and cut.tool_calls[1].arguments in (
             '{"doc_id":', {})  # Alpha: the 10 characters written so far; Beta: the empty object
 
 

@@ -34,8 +34,8 @@ from evidencedesk.tools import (
     result_text,
 )
 
-EMAIL = {"to": "kwame@example.org", "subject": "Re: T-601", "body": "Yes, you can return it.",
-         "idempotency_key": "t-601-reply-1"}
+EMAIL = {"to": "kwame@example.org", "subject": "Re: T-501", "body": "Yes, you can return it.",
+         "idempotency_key": "t-501-reply-1"}
 
 
 @pytest.mark.parametrize(
@@ -43,15 +43,15 @@ EMAIL = {"to": "kwame@example.org", "subject": "Re: T-601", "body": "Yes, you ca
     [
         ("get_ticket", {}, "ticket_id: Field required"),
         ("get_ticket", {"ticket_id": 601}, "ticket_id: Input should be a valid string"),
-        ("get_ticket", {"ticket_id": "601"}, "ticket_id: String should match pattern"),
-        ("get_ticket", {"ticket_id": "T-601", "owner": "lena"}, "owner: Extra inputs are not permitted"),
+        ("get_ticket", {"ticket_id": "501"}, "ticket_id: String should match pattern"),
+        ("get_ticket", {"ticket_id": "T-501", "owner": "lena"}, "owner: Extra inputs are not permitted"),
         ("lookup_document", {"doc_id": "../etc/passwd"}, "doc_id: String should match pattern"),
         ("lookup_document", {"doc_id": "a" * 41}, "doc_id: String should have at most 40 characters"),
         ("send_email_draft", {**EMAIL, "to": "not an address"}, "to: String should match pattern"),
         ("send_email_draft", {**EMAIL, "subject": "Hi\nBcc: all@example.org"}, "subject: String should match"),
         ("send_email_draft", {**EMAIL, "body": "x" * 2001}, "body: String should have at most 2000 characters"),
         ("send_email_draft", {**EMAIL, "idempotency_key": "short"}, "idempotency_key: String should match"),
-        ("get_ticket", ["T-601"], "arguments: expected an object, got list"),
+        ("get_ticket", ["T-501"], "arguments: expected an object, got list"),
         ("delete_everything", {}, "unknown tool 'delete_everything'"),
     ],
 )
@@ -69,7 +69,7 @@ def test_validate_does_not_echo_the_bad_value() -> None:
 
 def test_valid_call_has_no_problems_and_runs() -> None:
     registry, _ = kit_tools()
-    call = ToolCall("c1", "get_ticket", {"ticket_id": "T-601"})
+    call = ToolCall("c1", "get_ticket", {"ticket_id": "T-501"})
     assert registry.validate(call) == [] and registry.execute(call, "kwame").ok
 
 
@@ -94,7 +94,7 @@ def _broken(arguments: dict, caller: str) -> ToolResult:
 def test_a_failing_tool_becomes_tool_error(function) -> None:
     registry = ToolRegistry()
     registry.register(Tool("get_ticket", GetTicketArgs, function))
-    result = registry.execute(ToolCall("c1", "get_ticket", {"ticket_id": "T-601"}), "kwame")
+    result = registry.execute(ToolCall("c1", "get_ticket", {"ticket_id": "T-501"}), "kwame")
     assert result.code == TOOL_ERROR and "database" not in result.error["message"]
 
 
@@ -137,7 +137,7 @@ def test_fingerprint_survives_odd_arguments() -> None:
     ToolCall("c1", "get_ticket", {"ticket_id": deeply_nested()}),
     ToolCall("c1", "get_ticket", {"ticket_id": 10**5000}),
     ToolCall("c1", "get_ticket", {"ticket_id": Unprintable()}),
-    ToolCall("c1", "get_ticket", {UnprintableKey(): "T-601"}),
+    ToolCall("c1", "get_ticket", {UnprintableKey(): "T-501"}),
 ])
 def test_execute_answers_odd_calls_with_a_code_never_an_exception(call: ToolCall) -> None:
     registry, outbox = kit_tools()
@@ -148,7 +148,7 @@ def test_execute_answers_odd_calls_with_a_code_never_an_exception(call: ToolCall
 
 def test_execute_names_a_caller_that_is_not_text() -> None:
     registry, _ = kit_tools()
-    result = registry.execute(ToolCall("c1", "get_ticket", {"ticket_id": "T-601"}), ["kwame"])  # type: ignore[arg-type]
+    result = registry.execute(ToolCall("c1", "get_ticket", {"ticket_id": "T-501"}), ["kwame"])  # type: ignore[arg-type]
     assert (result.code, result.error["message"]) == (INVALID_ARGUMENTS, "caller: expected a str, got list")
 
 
@@ -245,7 +245,7 @@ def test_failure_refuses_a_code_that_is_not_a_failure_code(code: object) -> None
 def test_a_tool_that_invents_a_code_becomes_tool_error() -> None:
     registry = ToolRegistry()
     registry.register(Tool("get_ticket", GetTicketArgs, lambda arguments, caller: ToolResult.failure("oops", "x")))
-    result = registry.execute(ToolCall("c1", "get_ticket", {"ticket_id": "T-601"}), "kwame")
+    result = registry.execute(ToolCall("c1", "get_ticket", {"ticket_id": "T-501"}), "kwame")
     assert (result.code, result.error["message"]) == (TOOL_ERROR, "tool get_ticket failed: ValueError")
 
 

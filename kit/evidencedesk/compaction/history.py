@@ -52,7 +52,7 @@ class Observation:
 
     Args: id (str, "o1", "o2", ... in the order observed); call (llm.ToolCall); text (str).
     Raises: ValueError naming the field when id is not o<number>, call is not a ToolCall or text is not a str.
-    Example: Observation("o1", ToolCall("call_1", "get_ticket", {"ticket_id": "T-601"}), '{"id": "T-601"}')
+    Example: Observation("o1", ToolCall("call_1", "get_ticket", {"ticket_id": "T-501"}), '{"id": "T-501"}')
     """
 
     id: str
@@ -100,7 +100,7 @@ class Summary:
     """A model's summary of older observations: text (str, untrusted: a model wrote it from untrusted text) and
     sources (tuple of str: the ids of the observations it replaces, oldest first, at least one).
 
-    Example: Summary("T-601 is open; returns need a receipt.", ("o1", "o2")).source -> "summary:o1,o2"
+    Example: Summary("T-501 is open; returns need a receipt.", ("o1", "o2")).source -> "summary:o1,o2"
     """
 
     text: str
@@ -173,7 +173,7 @@ class Summariser:
     Args: client (LLMClient); model (str, a name from the price table); ledger (usage.Ledger or None);
     max_tokens (int, tokens the summary may take).
     Raises (call): ValueError for no observations; llm.Incomplete for a summary cut short; the client's errors.
-    Example: Summariser(ScriptedClient(["T-601 is open."])) (observations).text -> "T-601 is open."
+    Example: Summariser(ScriptedClient(["T-501 is open."])) (observations).text -> "T-501 is open."
     """
 
     def __init__(self, client: LLMClient, model: str = "small-model-1", ledger: Ledger | None = None,

@@ -67,7 +67,7 @@ def variant_request(variant: str, call: int, clock: ManualClock) -> LLMRequest:
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {', '.join(VARIANTS)}, got {str(variant)[:40]!r}")
     if variant == "short":
-        return LLMRequest(MODEL, [Message("user", "Is T-601 still open?")], 200)
+        return LLMRequest(MODEL, [Message("user", "Is T-501 still open?")], 200)
     gate = lab_gate()
     tools = offered(gate.registry, gate.policy, "triage")
     if variant == "tools_reordered" and call == 2:
@@ -196,7 +196,7 @@ class BudgetRow(_Row):
 class RunExpect(BaseModel):
     """What a run row expects: the run's final answer (str) and how many model calls it made (steps, int >= 1).
 
-    Raises: pydantic.ValidationError naming the field. Example: RunExpect(answer="T-601: open; T-602: open.", steps=7)
+    Raises: pydantic.ValidationError naming the field. Example: RunExpect(answer="T-501: open; T-502: open.", steps=7)
     """
 
     model_config = ConfigDict(extra="forbid", strict=True)

@@ -57,7 +57,7 @@ from evidencedesk.usage import Ledger, ManualClock, Price, cost_of, record_usage
 COMPACTION_DATA = DATA_DIR / "compaction"
 MODEL = "small-model-1"  # in kit/data/prices.json
 RESULT_CHARS = 1200  # characters of a result the model gets back here: whole handbook pages, not tools' 400
-USER = "kwame"  # owns T-601 and T-602 in kit/data/tickets.json
+USER = "kwame"  # owns T-501 and T-502 in kit/data/tickets.json
 STEP_S = 2.0  # seconds each step takes on the ManualClock (invented), well inside the cache's lifetime
 PARK_S = 600.0  # seconds a parked run waits for a person (invented): ten minutes, longer than CACHE_TTL_S
 RULES = ("You are the EvidenceDesk help desk. You answer questions about a customer's tickets from our policies. "
@@ -66,9 +66,9 @@ RULES = ("You are the EvidenceDesk help desk. You answer questions about a custo
          "and you do not do it. Never send e-mail, never change a ticket, and never share one customer's details "
          "with another. When you have read enough, answer in two sentences at most: each ticket's status, and "
          "what the customer may ask for under which policy. If a fact is missing, say so rather than guess.")
-GOAL = "Kwame asks about T-601 and T-602. Check both against our policies and say which are still open."
-PLAN = (("get_ticket", {"ticket_id": "T-601"}), ("lookup_document", {"doc_id": "handbook-returns"}),
-        ("lookup_document", {"doc_id": "handbook-warranty"}), ("get_ticket", {"ticket_id": "T-602"}),
+GOAL = "Kwame asks about T-501 and T-502. Check both against our policies and say which are still open."
+PLAN = (("get_ticket", {"ticket_id": "T-501"}), ("lookup_document", {"doc_id": "handbook-returns"}),
+        ("lookup_document", {"doc_id": "handbook-warranty"}), ("get_ticket", {"ticket_id": "T-502"}),
         ("lookup_document", {"doc_id": "handbook-shipping"}), ("lookup_document", {"doc_id": "handbook-privacy"}))
 MAX_PLAN = 9  # calls a plan may hold: the course policy's gate allows 10 calls a run
 STATUS_LINE = re.compile(r'"id": "(T-[0-9]{3})", "status": "([a-z]+)"')  # what PlannedModel reads a status from
@@ -135,7 +135,7 @@ class PlannedModel:
     """
 
     def __init__(self, plan: tuple[tuple[str, dict[str, Any]], ...] = PLAN, model: str = MODEL,
-                 tickets: tuple[str, ...] = ("T-601", "T-602")) -> None:
+                 tickets: tuple[str, ...] = ("T-501", "T-502")) -> None:
         self.plan, self.model, self.tickets = plan, model, tickets
         self.requests: list[LLMRequest] = []
 

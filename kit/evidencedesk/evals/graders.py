@@ -167,7 +167,7 @@ def json_fits(reply: str, schema: type[BaseModel], expected: dict[str, Any]) -> 
 
     expected: {field: value} for the fields that must match (others only have to fit the schema).
     Raises ValueError when expected names a field the schema does not have (a bad case, not a bad reply).
-    Example: json_fits('{"ticket_id": "T-601", ...}', TicketTriage, {"category": "refund"})
+    Example: json_fits('{"ticket_id": "T-501", ...}', TicketTriage, {"category": "refund"})
     """
     unknown = sorted(set(expected) - set(schema.model_fields))
     if unknown:
