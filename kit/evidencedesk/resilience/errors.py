@@ -99,7 +99,7 @@ REAL_ERRORS: tuple[RealError, ...] = (
     RealError("openai", 429, "project_spend_limit_exceeded", HTTP, QuotaExhausted),
     RealError("openai", 429, "organization_usage_limit_exceeded", HTTP, QuotaExhausted),
     RealError("openai", 500, "server_error", HTTP, ServerError),
-    RealError("openai", 503, "engine overloaded", HTTP, Overloaded),  # by its message; no code
+    RealError("openai", 503, "engine overloaded", HTTP, Overloaded),  # by its message; read a code where sent
     RealError("openai", 200, "error", STREAM, ServerError),  # Responses API stream
     RealError("openai", 200, "response.failed", STREAM, ServerError),  # Responses API stream
     RealError("gemini", 400, "INVALID_ARGUMENT", HTTP, BadRequest),
