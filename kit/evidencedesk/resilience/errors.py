@@ -29,9 +29,9 @@ https://learn.microsoft.com/en-us/microsoft-cloud/dev/dev-proxy/concepts/openai-
 Google Gemini, https://ai.google.dev/gemini-api/docs/troubleshooting and
 https://ai.google.dev/gemini-api/docs/rate-limits.
 Left out: every other status and type (an unknown pair returns MalformedResponse, as the kit's adapters
-do), error bodies and messages, and reading the wait a provider asks for (Anthropic's retry-after header,
-OpenAI's x-ratelimit-reset-* headers): that is the adapter's job, and the kit's RateLimited carries the
-result as retry_after_s.
+do), error bodies and messages, and reading the wait a provider asks for (Anthropic's retry-after
+header; OpenAI's x-ratelimit-reset-* headers, the time to a full limit): that is the adapter's job, and
+the kit's RateLimited carries the result as retry_after_s.
 """
 
 from __future__ import annotations
