@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evidencedesk.retrieval.access import Library
+from evidencedesk.retrieval.access import Library, retrieve
 from evidencedesk.retrieval.metrics import (
     Label,
     Query,
@@ -23,6 +23,7 @@ from evidencedesk.retrieval.metrics import (
     relevant_ids,
     relevant_passages,
 )
+from evidencedesk.security import Session
 
 LIBRARY = Library.load()
 QUERIES = load_queries()
@@ -49,6 +50,18 @@ def test_the_reciprocal_rank_rewards_a_higher_rank_and_is_0_past_k() -> None:
     assert reciprocal_rank(["x", "y", "a"], {"a"}, 3) == pytest.approx(1 / 3)
     assert reciprocal_rank(["x", "a"], {"a"}, 1) == 0.0  # past k
     assert reciprocal_rank([], {"a"}, 3) == 0.0
+
+
+def test_score_tokens_count_the_chunk_text_handed_over_within_the_budget() -> None:
+    spent = {}
+    for size, overlap in ((30, 8), (60, 15), (120, 30)):
+        library, k = Library.load(size, overlap), k_for_budget(size, 240)
+        scores = evaluate(library, QUERIES, k)
+        for query, score in zip(QUERIES, scores, strict=True):
+            hits = retrieve(Session(query.user), library, query.question, k)
+            assert score.tokens == sum(h.chunk.tokens for h in hits) <= k * size
+        spent[size] = mean([s.tokens for s in scores])
+    assert spent[30] < spent[60] < spent[120] < 240  # an equal cap, unequal spending: read tokens beside recall
 
 
 def test_an_equal_token_budget_gives_smaller_chunks_a_larger_k() -> None:
@@ -97,7 +110,9 @@ def test_the_figures_the_page_prints() -> None:
     assert mean([s.precision for s in table[3]]) == pytest.approx(1 / 3)
     assert mean([s.recall for s in table[3]]) == pytest.approx(10 / 11)
     assert mean([s.rr for s in table[3]]) == pytest.approx(9 / 11)  # q05 and q10 found second: 1/2 each
-    assert table[3][5] == Score("q06", 3, 1, 0, 0.0, 0.0, 0.0)  # "money back": no word in common with "refund"
+    q06_tokens = sum(h.chunk.tokens for h in retrieve(Session("ana"), LIBRARY, QUERIES[5].question, 3))
+    assert table[3][5] == Score("q06", 3, 1, 0, 0.0, 0.0, 0.0, q06_tokens)  # "money back": nothing relevant
+    assert q06_tokens > 0  # one chunk came back, about something else: tokens spent, nothing found
 
 
 def test_a_label_that_matches_nothing_or_that_its_user_cannot_read_is_an_error() -> None:

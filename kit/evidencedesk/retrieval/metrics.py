@@ -15,7 +15,10 @@ a passage that sits in the overlap of two chunks 0.5 when one of them is found, 
 Precision divides by k even when fewer than k chunks come back, or when fewer than k are relevant, so a
 question with one relevant chunk scores at most 1/k. Recall ignores the order of the top k; the
 reciprocal rank does not (its mean over the questions is MRR). Chunk sizes are compared at an equal
-budget of tokens (k times the size), not at an equal k, since a larger chunk holds more text. None of the
+budget of tokens (k times the size), not at an equal k, since a larger chunk holds more text. That budget
+is a cap, not what is spent: each Score also counts the chunk tokens actually handed over, which differ
+by size (fewer small chunks share a word with the question, and many chunks are shorter than the size),
+so read them beside the figures. None of the
 three says whether the answer was right. Left out: nDCG and graded relevance, and confidence intervals (a
 set this small has wide ones).
 """
@@ -143,7 +146,9 @@ def reciprocal_rank(ranked: Sequence[str], relevant: Collection[str], k: int) ->
 @dataclass(frozen=True)
 class Score:
     """One query at one k: query id, k, relevant (int, labelled passages), found (int, passages found in the
-    top k), precision, recall and rr (float, the reciprocal rank). Example: Score("q01", 3, 1, 1, 0.333, 1.0, 0.5)"""
+    top k), precision, recall and rr (float, the reciprocal rank), and tokens (int, the chunk text handed over:
+    the sum of the top-k chunks' tokens, at most k times the chunk size, fewer when fewer chunks match or are
+    shorter). Example: Score("q01", 3, 1, 1, 0.333, 1.0, 0.5, 150)"""
 
     query: str
     k: int
@@ -152,6 +157,7 @@ class Score:
     precision: float
     recall: float
     rr: float
+    tokens: int
 
 
 def evaluate(library: Library, queries: Sequence[Query], k: int) -> list[Score]:
@@ -169,10 +175,12 @@ def evaluate(library: Library, queries: Sequence[Query], k: int) -> list[Score]:
         unreadable = sorted(c for c in relevant if not may_read(session, library.chunk(c), library.tenants))
         if unreadable:
             raise QueryError(f"{query.id}: {query.user} may not read the labelled chunk {unreadable[0]}")
-        ranked = [h.chunk.id for h in retrieve(session, library, query.question, k)]
+        hits = retrieve(session, library, query.question, k)
+        ranked = [h.chunk.id for h in hits]
         found = sum(1 for passage in passages if set(ranked[:k]) & passage)
         scores.append(Score(query.id, k, len(passages), found, precision_at_k(ranked, relevant, k),
-                            recall_at_k(ranked, passages, k), reciprocal_rank(ranked, relevant, k)))
+                            recall_at_k(ranked, passages, k), reciprocal_rank(ranked, relevant, k),
+                            sum(h.chunk.tokens for h in hits[:k])))
     return scores
 
 
@@ -180,7 +188,8 @@ def k_for_budget(size: int, budget: int) -> int:
     """The k that spends a budget of tokens on chunks of at most size tokens: budget // size, at least 1.
 
     Compare chunk sizes at an equal budget (the same k * size), not at an equal k: at an equal k a larger
-    chunk wins by holding more text, and costs more prompt.
+    chunk wins by holding more text, and costs more prompt. The budget caps what is handed over; what is
+    spent is Score.tokens, which can differ from size to size.
     Args: size (int, tokens, >= 1); budget (int, tokens, >= size). Returns: int.
     Raises: ValueError naming size or budget. Example: k_for_budget(30, 120) -> 4
     """
