@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evidencedesk.llm import LLMError, MalformedResponse, Overloaded, RateLimited
+from evidencedesk.llm import BadRequest, LLMError, LLMTimeout, MalformedResponse, Overloaded, RateLimited
 from evidencedesk.resilience.errors import HTTP, QUOTA_EXHAUSTED, REAL_ERRORS, STREAM, QuotaExhausted, classify
 
 
@@ -14,6 +14,28 @@ def test_openai_429_splits_into_a_rate_limit_and_an_exhausted_quota() -> None:
     assert isinstance(broke, QuotaExhausted) and not broke.retryable and broke.code == QUOTA_EXHAUSTED
     assert not isinstance(broke, RateLimited)  # never caught by code that retries rate limits
 
+
+
+@pytest.mark.parametrize("provider, status, name", [
+    ("openai", 429, "credit_balance_exhausted"), ("openai", 429, "organization_spend_limit_exceeded"),
+    ("openai", 429, "project_spend_limit_exceeded"), ("openai", 429, "organization_usage_limit_exceeded"),
+    ("anthropic", 402, "billing_error"), ("gemini", 400, "FAILED_PRECONDITION"),
+])
+def test_an_account_that_cannot_pay_is_an_exhausted_quota_at_every_provider(provider: str, status: int,
+                                                                             name: str) -> None:
+    error = classify(provider, status, name)
+    assert isinstance(error, QuotaExhausted) and not error.retryable and error.provider == provider
+
+
+def test_the_same_status_can_mean_a_bad_request_or_an_account_that_cannot_pay() -> None:
+    assert type(classify("gemini", 400, "INVALID_ARGUMENT")) is BadRequest
+    assert isinstance(classify("gemini", 400, "FAILED_PRECONDITION"), QuotaExhausted)
+    assert type(classify("anthropic", 400, "invalid_request_error")) is BadRequest  # the type alone: BadRequest
+
+
+def test_a_processing_timeout_is_a_timeout_at_anthropic_and_gemini() -> None:
+    assert isinstance(classify("anthropic", 504, "timeout_error"), LLMTimeout)
+    assert isinstance(classify("gemini", 504, "DEADLINE_EXCEEDED"), LLMTimeout)
 
 def test_an_error_inside_a_200_stream_is_a_failure_of_its_kind() -> None:
     assert isinstance(classify("anthropic", 200, "overloaded_error"), Overloaded)

@@ -14,7 +14,7 @@ before it opened, changes nothing (LATE).
 TRANSITIONS is the whole machine as a table, (state, event) -> next state; the breaker moves only
 through it, and history keeps every event with its clock time and the state it led to.
 The pattern: Michael Nygard, "Release It!" (2007); Martin Fowler, "CircuitBreaker" (2014),
-https://martinfowler.com/bliki/CircuitBreaker.html (read 2026-12-02).
+https://martinfowler.com/bliki/CircuitBreaker.html (read 2026-12-03).
 Left out: failure rates over a window, sharing a breaker between processes, and permits that name each call
 (results are matched to calls by the breaker's state: a slow call let through while closed that ends
 while half-open counts as a probe's result).

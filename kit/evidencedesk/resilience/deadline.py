@@ -111,8 +111,7 @@ class StreamRead:
         reason (e.g. "length", cut at max_tokens). Example: read.answer()
         """
         if not self.complete:
-            raise Incomplete(f"stream cut at its {self.cut} after {len(self.text)} characters: partial text is "
-                             "not an answer")
+            raise Incomplete(f"stream cut at its {self.cut} after {len(self.text)} characters: not an answer")
         return require_complete(LLMResponse(self.text, self.model, self.usage, self.stop_reason)).text
 
     def record(self, call_id: str) -> UsageRecord:

@@ -1,12 +1,20 @@
 """The errors real providers return, mapped to the kit's error kinds; and an exhausted quota, which no wait clears.
 
 The kit's providers are invented (providers.py), so their errors are the kit's own. Real providers name
-theirs with an HTTP status and an error type or status string, and some arrive inside a stream that
+theirs with an HTTP status and an error type, code or status string, and some arrive inside a stream that
 began with HTTP 200. REAL_ERRORS is a table of documented ones, each mapped to the kit error class a
-client adapter should raise for it; classify() does that lookup. Two rows are easy to get wrong:
+client adapter should raise for it; classify() does that lookup. Rows that are easy to get wrong:
 - OpenAI answers HTTP 429 for two different things: rate_limit_exceeded (too fast; waiting clears it)
-  and insufficient_quota (no credit or spend allowance left; waiting never clears it). The second maps
-  to QuotaExhausted, an error of its own, not retryable, like AuthFailed: an operator must act.
+  and an account that cannot pay (error type insufficient_quota, with a code such as
+  credit_balance_exhausted or project_spend_limit_exceeded; waiting never clears it). Those map to
+  QuotaExhausted, an error of its own, not retryable, like AuthFailed: an operator must act. So do
+  Anthropic's 402 billing_error and Gemini's 400 FAILED_PRECONDITION (billing not enabled).
+- Anthropic's 400 invalid_request_error also comes back when a spend limit the customer set is reached:
+  the type cannot tell it from a bad request, so an adapter must read the message before it blames the
+  request. The table maps the type to BadRequest, and classify() cannot see further.
+- Gemini's 429 RESOURCE_EXHAUSTED is also a per-day quota, which resets at midnight Pacific time: hours,
+  not seconds. Its 504 DEADLINE_EXCEEDED (and some 500 INTERNAL) come from an input too large to
+  process in time, which Google fixes with a longer client timeout or a shorter input, not a plain retry.
 - Anthropic sends `event: error` (e.g. overloaded_error) in a stream that already answered HTTP 200,
   and OpenAI's Responses API sends `error` and `response.failed` events; a client must read them as
   failures, not as the end of an answer. Those OpenAI events carry an error code of their own (a rate
@@ -15,10 +23,15 @@ client adapter should raise for it; classify() does that lookup. Two rows are ea
 Sources (read 2026-12-03): Anthropic, https://platform.claude.com/docs/en/api/errors and
 https://platform.claude.com/docs/en/build-with-claude/streaming; OpenAI,
 https://developers.openai.com/api/docs/guides/error-codes and
-https://developers.openai.com/api/docs/guides/streaming-responses; Google Gemini,
-https://ai.google.dev/gemini-api/docs/troubleshooting.
-Left out: every other status and type (an unknown pair raises MalformedResponse, as the kit's adapters
-do), error bodies, headers such as retry-after, and provider SDKs' own retry rules.
+https://developers.openai.com/api/docs/guides/streaming-responses, with the quota codes as Microsoft's
+Dev Proxy docs list them from that guide,
+https://learn.microsoft.com/en-us/microsoft-cloud/dev/dev-proxy/concepts/openai-insufficient-quota;
+Google Gemini, https://ai.google.dev/gemini-api/docs/troubleshooting and
+https://ai.google.dev/gemini-api/docs/rate-limits.
+Left out: every other status and type (an unknown pair returns MalformedResponse, as the kit's adapters
+do), error bodies and messages, and reading the wait a provider asks for (Anthropic's retry-after
+header; OpenAI's x-ratelimit-reset-* headers, the time to a full limit): that is the adapter's job, and
+the kit's RateLimited carries the result as retry_after_s.
 """
 
 from __future__ import annotations
@@ -37,14 +50,15 @@ from evidencedesk.llm import (
     ServerError,
 )
 
-QUOTA_EXHAUSTED = "quota_exhausted"  # the account has no credit or spend allowance left: waiting never helps
+QUOTA_EXHAUSTED = "quota_exhausted"  # the account cannot pay (no credit, a spend limit, no billing)
 HTTP, STREAM = "http", "stream event"  # where the error arrives: as the HTTP status, or inside a 200 stream
 
 
 class QuotaExhausted(LLMError):
-    """The provider refused because the account's credit or spend limit is used up (OpenAI's insufficient_quota).
+    """The provider refused because the account cannot pay: credit used up, a spend limit reached, or billing
+    not set up (OpenAI's insufficient_quota codes, Anthropic's billing_error, Gemini's FAILED_PRECONDITION).
 
-    Not retryable: no wait clears it; a person must add credit or raise the limit.
+    Not retryable: no wait clears it; a person must add credit, raise the limit or enable billing.
     Example: raise QuotaExhausted("no credit", "openai")
     """
 
@@ -67,27 +81,34 @@ class RealError:
 
 
 REAL_ERRORS: tuple[RealError, ...] = (
-    RealError("anthropic", 400, "invalid_request_error", HTTP, BadRequest),  # also "prompt is too long"
+    RealError("anthropic", 400, "invalid_request_error", HTTP, BadRequest),  # also a spend limit: read the message
     RealError("anthropic", 401, "authentication_error", HTTP, AuthFailed),
-    RealError("anthropic", 413, "request_too_large", HTTP, BadRequest),  # over 32 MB, before the API
-    RealError("anthropic", 429, "rate_limit_error", HTTP, RateLimited),
+    RealError("anthropic", 402, "billing_error", HTTP, QuotaExhausted),
+    RealError("anthropic", 413, "request_too_large", HTTP, BadRequest),  # Messages API: over 32 MB
+    RealError("anthropic", 429, "rate_limit_error", HTTP, RateLimited),  # with a retry-after header
     RealError("anthropic", 500, "api_error", HTTP, ServerError),
+    RealError("anthropic", 504, "timeout_error", HTTP, LLMTimeout),
     RealError("anthropic", 529, "overloaded_error", HTTP, Overloaded),
     RealError("anthropic", 200, "overloaded_error", STREAM, Overloaded),  # `event: error` mid-stream
     RealError("openai", 400, "context_length_exceeded", HTTP, ContextTooLong),  # an invalid_request_error
     RealError("openai", 401, "invalid_api_key", HTTP, AuthFailed),
     RealError("openai", 429, "rate_limit_exceeded", HTTP, RateLimited),
-    RealError("openai", 429, "insufficient_quota", HTTP, QuotaExhausted),
+    RealError("openai", 429, "insufficient_quota", HTTP, QuotaExhausted),  # the type; the codes follow
+    RealError("openai", 429, "credit_balance_exhausted", HTTP, QuotaExhausted),
+    RealError("openai", 429, "organization_spend_limit_exceeded", HTTP, QuotaExhausted),
+    RealError("openai", 429, "project_spend_limit_exceeded", HTTP, QuotaExhausted),
+    RealError("openai", 429, "organization_usage_limit_exceeded", HTTP, QuotaExhausted),
     RealError("openai", 500, "server_error", HTTP, ServerError),
-    RealError("openai", 503, "engine overloaded", HTTP, Overloaded),  # by its message; no code
+    RealError("openai", 503, "engine overloaded", HTTP, Overloaded),  # by its message; read a code where sent
     RealError("openai", 200, "error", STREAM, ServerError),  # Responses API stream
     RealError("openai", 200, "response.failed", STREAM, ServerError),  # Responses API stream
     RealError("gemini", 400, "INVALID_ARGUMENT", HTTP, BadRequest),
+    RealError("gemini", 400, "FAILED_PRECONDITION", HTTP, QuotaExhausted),  # billing not enabled
     RealError("gemini", 403, "PERMISSION_DENIED", HTTP, AuthFailed),  # e.g. a key without access
-    RealError("gemini", 429, "RESOURCE_EXHAUSTED", HTTP, RateLimited),
-    RealError("gemini", 500, "INTERNAL", HTTP, ServerError),
+    RealError("gemini", 429, "RESOURCE_EXHAUSTED", HTTP, RateLimited),  # also a per-day quota: hours
+    RealError("gemini", 500, "INTERNAL", HTTP, ServerError),  # sometimes an input too long
     RealError("gemini", 503, "UNAVAILABLE", HTTP, Overloaded),
-    RealError("gemini", 504, "DEADLINE_EXCEEDED", HTTP, LLMTimeout),
+    RealError("gemini", 504, "DEADLINE_EXCEEDED", HTTP, LLMTimeout),  # Google: raise the client timeout
 )
 
 

@@ -54,7 +54,7 @@ PROVIDER_ERRORS: tuple[type[LLMError], ...] = (RateLimited, Overloaded, ServerEr
 # What to do with an input too long for the model's window: three documented strategies, one chosen.
 STOP_AND_FIX, LARGER_WINDOW, COMPACT_AND_RETRY = "stop_and_fix", "larger_window", "compact_and_retry"
 CONTEXT_POLICIES = {
-    STOP_AND_FIX: "stop the run; the caller shortens the input or lowers max_tokens",
+    STOP_AND_FIX: "stop; the caller shortens the input or lowers max_tokens",
     LARGER_WINDOW: "send the same request to a model whose window fits it",
     COMPACT_AND_RETRY: "summarise or truncate old context, then send again",
 }

@@ -14,8 +14,9 @@ provider, outcome, cost, clock time, and what came next. A failed attempt costs 
 wrote to the run's ledger during it: nothing, for the invented providers, which bill no refused
 call. One BudgetedClient serves the whole run, so its limits count every attempt on every provider.
 A fallback changes the model that answers: the answers may differ, so evaluate the fallback route too.
-Left out: streaming through the chain, hedged (parallel) requests, and remembering a provider's
-retry_after_s across runs.
+Left out: streaming through the chain, hedged (parallel) requests, remembering a provider's
+retry_after_s across runs, and taking a provider whose account cannot pay out of the routes until an
+operator puts it back (here each run meets its refusal once, and alerts).
 """
 
 from __future__ import annotations
