@@ -3,8 +3,8 @@ find more by chance.
 
 One test at the 0.05 level finds a difference that is not there one time in twenty. Test five slices, or
 five configurations against a baseline, and the chance that at least one of them looks significant when
-nothing differs grows towards 1 - 0.95^5, about 23% (less when the tests are correlated, never more than
-5 x 5%). A correction keeps that chance, the family-wise error rate, at the level you chose. Bonferroni
+nothing differs grows to 1 - 0.95^5, about 23%, for independent tests (less when they are positively
+correlated; never more than 5 x 5%, which tests that rarely reject together can approach). A correction keeps that chance, the family-wise error rate, at the level you chose. Bonferroni
 multiplies every p-value by the number of tests m. Holm sorts the p-values from smallest to largest and
 multiplies the i-th smallest by m - i + 1 (m, m - 1, ..., 1), keeping the adjusted values in order; it
 rejects everything Bonferroni rejects and sometimes more, under the same guarantee and with no assumption

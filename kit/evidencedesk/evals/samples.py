@@ -75,7 +75,8 @@ def one_sample_spread(samples: Mapping[str, Sequence[bool]]) -> float:
     """How far one run of one sample per case moves from run to run: the standard deviation of its pass count.
 
     Each case passes a single sample with probability equal to its share p_i (estimated from samples), so
-    the count of passes varies with variance sum of p_i (1 - p_i). A case that always passes or always
+    the count of passes varies with variance sum of p_i (1 - p_i). That is the plug-in estimate: with k
+    samples per case, p_i (1 - p_i) runs low on average by a factor (k - 1) / k. A case that always passes or always
     fails adds nothing; a case that passes half the time adds the most.
     Args and errors as sampled. Example: one_sample_spread({"a": [True, False], "b": [True, True]}) -> 0.5
     """

@@ -9,8 +9,11 @@ rate_b(1 - rate_b). Compared case by case on the same cases (paired), each case'
 -1, so its variance is discordant - d^2, where discordant is the share of cases on which the two
 disagree: usually far smaller. Both use the normal approximation (z * sqrt(variance / n) < |d|), which
 is for planning, not for reporting a result. Planned this way, a true difference of d reaches the level
-only about half the time; power_factor() says how many times more cases a higher chance needs. Left
-out: exact power of the McNemar test, unequal case counts, and effects that vary by tag.
+only about half the time; power_factor() says how many times more cases a higher chance needs. The
+paired variance discordant - d^2 is the one an interval for the difference uses; McNemar's statistic
+divides by discordant itself, which asks for a few more cases. Where the plan expects only a handful of
+discordant cases, the approximation fails: the exact test needs at least six, all one way, to reach
+0.05. Left out: exact power of the McNemar test, unequal case counts, and effects that vary by tag.
 """
 
 from __future__ import annotations

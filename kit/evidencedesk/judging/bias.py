@@ -6,7 +6,7 @@ flips. The verbosity test takes every pair with a human winner, pads the worse a
 adds nothing (pairs.pad) and judges it again in the same order, counting the verdicts that change, and
 among them those that now prefer the padded answer. Each count comes as a rate with its Wilson interval
 (evals/stats.py, from Eval Sets and Deterministic Graders): the pairs are a sample, and no flip in 24
-pairs still allows a real flip rate of several percent. verdict() turns a method's slot into a label
+pairs still allows a real flip rate up to about 14%. verdict() turns a method's slot into a label
 (A, B or TIE) whatever the order. Both tests run any Method of judge.py, so the same code measures a plain
 judge, both orders or a rubric. Left out: other biases (self-preference, a judge favouring its own
 model's style), tests on several paddings, and judging the same order twice (a deterministic fake gives
