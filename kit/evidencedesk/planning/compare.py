@@ -5,8 +5,11 @@ and through scenarios.lab, with the same kind of fake model on both sides: "obey
 works sensibly but does what an instruction in the text it reads tells it to. For each run it
 reports model calls, tool calls, credits, the reason the run ended, how many send_email_draft calls
 the model asked for (the loop: proposals its check saw; the plan: steps in its plans) and where a
-parked email would go. table() prints them as aligned rows. Left out: real models, whose costs and
-choices differ, and tasks that only one design can do.
+parked email would go. table() prints them as aligned rows. The credits come from the kit's invented
+prices and its four-characters-a-token estimate, and the loop's requests name its tools without their
+schemas while the planner's carry the plan's JSON schema, so which design is cheaper here says
+nothing about real providers, whose loops send every tool's schema on every call. Left out: real
+models, whose costs and choices differ, prompt caching, and tasks that only one design can do.
 """
 
 from __future__ import annotations
