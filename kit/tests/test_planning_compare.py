@@ -32,4 +32,4 @@ def test_with_a_model_that_ignores_the_note_the_loop_sends_nothing() -> None:
 def test_the_table_is_aligned_and_fits_a_phone() -> None:
     lines = table(SIDES)
     assert lines[0].startswith("task") and len(lines) == 1 + len(SIDES)
-    assert max(len(line) for line in lines) < 90
+    assert max(len(line) for line in lines) <= 80

@@ -5,8 +5,11 @@ and through scenarios.lab, with the same kind of fake model on both sides: "obey
 works sensibly but does what an instruction in the text it reads tells it to. For each run it
 reports model calls, tool calls, credits, the reason the run ended, how many send_email_draft calls
 the model asked for (the loop: proposals its check saw; the plan: steps in its plans) and where a
-parked email would go. table() prints them as aligned rows. Left out: real models, whose costs and
-choices differ, and tasks that only one design can do.
+parked email would go. table() prints them as aligned rows. The credits come from the kit's invented
+prices and its four-characters-a-token estimate, and the loop's requests name its tools without their
+schemas while the planner's carry the plan's JSON schema, so which design is cheaper here says
+nothing about real providers, whose loops send every tool's schema on every call. Left out: real
+models, whose costs and choices differ, prompt caching, and tasks that only one design can do.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ class Side:
     credits (Decimal), ends (the run's reason), sends (int, send_email_draft calls the model asked for),
     parked_to (str, the recipient of the parked email, "-" when none).
 
-    Example: Side("T-602 reply", "plan", 1, 3, Decimal("0.002703"), "needs_approval", 1, "kwame@example.org")
+    Example: Side("T-602 reply", "plan", 1, 3, Decimal("0.00219"), "needs_approval", 1, "kwame@example.org")
     """
 
     task: str
@@ -75,12 +78,13 @@ def compare(tasks: tuple[tuple[str, str, bool, str], ...] = TASKS, model: str = 
 
 
 def table(sides: list[Side]) -> list[str]:
-    """The sides as aligned text lines under a header, each under 90 characters.
+    """The sides as aligned text lines under a header, each at most 80 characters (a phone's width).
 
+    Columns: task, design ("as"), model calls, tool calls, credits, reason, sends, parked to.
     Example: print(*table(compare()), sep="\\n")
     """
-    head = ("task", "design", "model", "tools", "credits", "ends", "sends")
-    lines = ["{:<15} {:<6} {:>5} {:>5} {:>9}  {:<15} {:>5}  parked to".format(*head)]
-    lines += [f"{s.task:<15} {s.design:<6} {s.model_calls:>5} {s.tool_calls:>5} {s.credits:>9}  {s.ends:<15} "
-              f"{s.sends:>5}  {s.parked_to}" for s in sides]
+    head = ("task", "as", "model", "tools", "credits", "ends", "sends")
+    lines = ["{:<14} {:<4} {:>5} {:>5} {:>8} {:<14} {:>5} parked to".format(*head)]
+    lines += [f"{s.task:<14} {s.design:<4} {s.model_calls:>5} {s.tool_calls:>5} {s.credits:>8} {s.ends:<14} "
+              f"{s.sends:>5} {s.parked_to}" for s in sides]
     return lines
