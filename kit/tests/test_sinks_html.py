@@ -45,3 +45,10 @@ def test_a_non_string_is_refused() -> None:
     for render in (reply_html_unsafe, reply_as_text, reply_as_html):
         with pytest.raises(TypeError, match="reply must be a str"):
             render(None)  # type: ignore[arg-type]
+
+
+def test_a_link_keeps_its_href_only_as_an_absolute_https_url() -> None:
+    # nh3 passes relative URLs through; "//attacker.example/" is another host, "/x" a path on ours.
+    for href in ("//attacker.example/?d=T-1101", "/x?d=1", "x.html", "https:\\\\attacker.example/",
+                 "http://help.example.org/", "javascript:alert(1)"):
+        assert reply_as_html(f'<a href="{href}">x</a>') == '<div class="reply"><a rel="noopener noreferrer">x</a></div>'

@@ -43,6 +43,20 @@ def test_the_read_only_connection_refuses_writes_on_its_own(db) -> None:
         open_read_only(db.parent / "missing.db")
 
 
+def test_read_only_covers_one_file_not_the_connection(db) -> None:
+    # mode=ro is a flag of the main database: ATTACH opens (and creates) another file read-write.
+    other = db.parent / "other.db"
+    conn = open_read_only(db)
+    conn.execute("ATTACH DATABASE ? AS other", (str(other),))
+    conn.execute("CREATE TABLE other.copy AS SELECT * FROM main.accounts")
+    conn.commit()
+    conn.close()
+    assert other.exists()
+    with pytest.raises(QueryRefused, match="^authorizer: "):
+        run_model_sql(db, f"ATTACH DATABASE '{db.parent / 'third.db'}' AS third")
+    assert not (db.parent / "third.db").exists()
+
+
 def test_a_folder_name_with_a_question_mark_stays_a_path(tmp_path) -> None:
     folder = tmp_path / "odd?mode=rwc#x"
     folder.mkdir()

@@ -5,13 +5,18 @@ any tag the reply holds (a <script>, an <img onerror=...>) reaches the browser a
 kept to show the attack. reply_as_text() escapes it with MarkupSafe (the escaping Jinja2 uses): every
 "<", ">", "&", and quote becomes an entity, so the browser shows the reply as text. reply_as_html() keeps
 a few formatting tags and drops the rest with nh3 (Python bindings to the Rust sanitiser Ammonia), with
-an allowlist of tags, attributes and URL schemes. Both are for one context: HTML element content (and,
+an allowlist of tags, attributes and URL schemes, and a filter that keeps a link only when its href is an
+absolute https URL: nh3, like Ammonia, passes relative URLs through, and a protocol-relative
+"//attacker.example/" is a link to another host. Both are for one context: HTML element content (and,
 for MarkupSafe, a quoted attribute value). Left out: JavaScript, CSS and URL contexts, where HTML
 escaping does not make a value safe, and a Content-Security-Policy header, the browser's second layer.
-Sources (read 2026-12-03): https://markupsafe.palletsprojects.com/, https://nh3.readthedocs.io/.
+Sources (read 2026-12-03): https://markupsafe.palletsprojects.com/, https://nh3.readthedocs.io/,
+https://docs.rs/ammonia/latest/ammonia/enum.UrlRelative.html (relative URLs).
 """
 
 from __future__ import annotations
+
+from urllib.parse import urlsplit
 
 import nh3
 from markupsafe import Markup
@@ -19,13 +24,23 @@ from markupsafe import Markup
 WRAPPER = '<div class="reply">{}</div>'  # where a reply sits on the help desk's page
 ALLOWED_TAGS = frozenset({"p", "br", "b", "i", "em", "strong", "code", "ul", "ol", "li", "a"})
 ALLOWED_ATTRIBUTES = {"a": frozenset({"href"})}  # nothing else: no style, no on* handlers, no src
-URL_SCHEMES = frozenset({"https"})  # a link may only be https: no javascript:, data: or http:
+URL_SCHEMES = frozenset({"https"})  # no javascript:, data: or http: (relative URLs: _absolute_https)
 
 
 def _text(reply: object) -> str:
     if not isinstance(reply, str):
         raise TypeError(f"reply must be a str, got {type(reply).__name__}")
     return reply
+
+
+def _absolute_https(tag: str, attribute: str, value: str) -> str | None:
+    """nh3 attribute filter: an href survives only as an absolute https URL with a host (not "/x", "//host/x")."""
+    if attribute != "href":
+        return value
+    if any(ch == "\\" or ch.isspace() for ch in value):
+        return None
+    parts = urlsplit(value)
+    return value if parts.scheme == "https" and parts.hostname else None
 
 
 def reply_html_unsafe(reply: str) -> str:
@@ -52,10 +67,12 @@ def reply_as_html(reply: str) -> str:
     """The reply with a few formatting tags kept and everything else removed by nh3 (Ammonia).
 
     Tags outside ALLOWED_TAGS are dropped (their text kept; a script's or style's content removed), every
-    attribute but an https href on a link is dropped, and a link gets rel="noopener noreferrer".
+    attribute but an absolute https href on a link is dropped (a relative or protocol-relative href too), and
+    a link gets rel="noopener noreferrer".
     Args: reply (str). Returns: str. Raises: TypeError for a non-str.
     Example: reply_as_html('<b onclick="x()">hi</b>') -> '<div class="reply"><b>hi</b></div>'
     """
     clean = nh3.clean(_text(reply), tags=set(ALLOWED_TAGS), url_schemes=set(URL_SCHEMES),
-                      attributes={tag: set(names) for tag, names in ALLOWED_ATTRIBUTES.items()})
+                      attributes={tag: set(names) for tag, names in ALLOWED_ATTRIBUTES.items()},
+                      attribute_filter=_absolute_https)
     return WRAPPER.format(clean)

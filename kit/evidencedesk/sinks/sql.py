@@ -6,11 +6,12 @@ one, kept to show the injection. When a model writes the whole query (text-to-SQ
 help, so run_model_sql() runs it on a connection opened read-only (a "file:...?mode=ro" URI) with an
 authorizer that allows SELECT, reads of the columns in READABLE and the functions in FUNCTIONS, and
 denies everything else, and with a progress handler that stops a query after MAX_STEPS steps of
-SQLite's virtual machine. The authorizer sees tables and columns, never rows: it cannot keep one user
-to their own rows. build_desk() writes the small, invented database every example uses.
+SQLite's virtual machine. The authorizer sees tables and columns, never row values: alone it cannot keep
+one user to their own rows (it can only allow a table through a view filtered to that user). build_desk() writes the small, invented database every example uses.
 Left out: other databases' drivers (their placeholders differ: %s, :name, $1), ORMs, and row-level security.
 Sources (read 2026-12-03): https://docs.python.org/3/library/sqlite3.html (set_authorizer, set_progress_handler,
-execute), https://www.sqlite.org/uri.html (mode=ro), https://www.sqlite.org/c3ref/set_authorizer.html.
+execute), https://www.sqlite.org/uri.html (mode=ro), https://www.sqlite.org/c3ref/set_authorizer.html,
+https://www.sqlite.org/security.html (untrusted SQL).
 """
 
 from __future__ import annotations
@@ -88,7 +89,9 @@ def open_read_only(path: Path | str) -> sqlite3.Connection:
     """Open an existing database read-only, through a "file:...?mode=ro" URI (uri=True).
 
     Path.as_uri() percent-encodes the path, so a "?" or "#" in a folder name cannot change the URI.
-    Any write then fails with sqlite3.OperationalError "attempt to write a readonly database".
+    Any write to that file then fails with sqlite3.OperationalError "attempt to write a readonly database".
+    The flag covers that one file, not the connection: ATTACH can still open (and create) another file
+    read-write, and TEMP tables can be written; run_model_sql's authorizer denies both.
     Args: path (str or Path). Returns: sqlite3.Connection.
     Raises: sqlite3.OperationalError when the file does not exist (read-only mode never creates it).
     Example: open_read_only(build_desk(tempfile.mkdtemp())).execute("SELECT 1").fetchone() -> (1,)
