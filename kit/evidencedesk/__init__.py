@@ -23,7 +23,10 @@ comparisons of two configurations, and how many cases a difference needs), judgi
 with known biases, the position and verbosity tests, agreement with human labels as Cohen's kappa, a
 rubric, and the judge against deterministic graders), then trajectories (agent runs graded by their
 traces, a regression gate for CI with a stated rule and an exit code, flaky cases found by re-running
-and quarantined with an owner and an expiry).
+and quarantined with an owner and an expiry), privacy (personal data found by patterns and
+a list, replaced by reversible placeholders before a call and restored after it, replies checked for
+secrets and other people's data, a system prompt audited as if it were public and watched with a canary,
+and the detector's recall and precision measured on a labelled synthetic set).
 Everything is deterministic: no wall clock, no randomness, no network. It leaves out real providers,
 real tokenizers and real money.
 """

@@ -26,7 +26,7 @@ KEY_IN_PROMPT, SECRET_IN_PROMPT, PERSONAL_DATA, AUTHORISATION = "key", "secret_v
 # wording a reviewer should read: a restriction naming a role or a permission, or a code that unlocks something
 AUTHORISATION_HINTS = (
     re.compile(r"\b(only|unless|except|never)\b[^.\n]{0,60}?\b(admins?|staff|managers?|supervisors?|roles?|"
-               r"permissions?|authori[sz]ed|verified|vip|premium)\b", re.IGNORECASE),
+               r"permissions?|(?:un)?authori[sz]ed|(?:un)?verified|vip|premium)\b", re.IGNORECASE),
     re.compile(r"\b(override|unlock|staff|admin|discount|master)\s+(code|password|pin|phrase)\b", re.IGNORECASE),
 )
 
