@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from evidencedesk.privacy.detect import Detection
 from evidencedesk.privacy.measure import LABELS, PRIVACY_DATA, Counts, LabelError, Labelled, load_labelled, match, overall, score
 
 
@@ -68,3 +69,12 @@ def test_a_bad_row_is_named_by_line_and_field(tmp_path: Path, change: dict, fiel
     with pytest.raises(LabelError) as exc:
         load_labelled(path)
     assert str(exc.value).startswith(f"set.jsonl line 2: field {field}:")
+
+
+def test_another_detector_can_be_scored_on_the_same_rows() -> None:
+    def nothing(text, known_names):
+        return Detection(text, ())
+
+    counts = score(detector=nothing)
+    assert all(c.found == c.extra == 0 for c in counts.values())
+    assert sum(c.missed for c in counts.values()) == 49

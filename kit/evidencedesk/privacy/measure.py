@@ -17,6 +17,7 @@ out: a second labeller and agreement between labellers, and errors of kind (a ph
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -24,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from evidencedesk import DATA_DIR
 from evidencedesk.evals.stats import Rate, wilson
-from evidencedesk.privacy.detect import KINDS, find_personal_data
+from evidencedesk.privacy.detect import KINDS, Detection, find_personal_data
 from evidencedesk.security import visible
 from evidencedesk.strictjson import read_jsonl
 
@@ -32,6 +33,7 @@ PRIVACY_DATA = DATA_DIR / "privacy"
 ADDRESS = "ADDRESS"  # a kind people mark that the detector has no recognizer for
 LABELS = (*KINDS, ADDRESS)
 TAGS = ("plain", "spelled", "encoded", "third_party", "address", "trap")
+Detector = Callable[[str, Sequence[str]], Detection]  # find_personal_data's shape: (text, known_names) -> Detection
 
 
 class LabelError(ValueError):
@@ -94,17 +96,19 @@ class Counts(BaseModel):
         return wilson(self.found, self.found + self.extra) if self.found + self.extra else None
 
 
-def match(row: Labelled) -> tuple[list[str], list[str], list[str]]:
-    """Match the detector's spans on one row to the marked items: (kinds found, kinds missed, kinds extra).
+def match(row: Labelled, detector: Detector = find_personal_data) -> tuple[list[str], list[str], list[str]]:
+    """Match a detector's spans on one row to the marked items: (kinds found, kinds missed, kinds extra).
 
-    A span matches an unmatched marked item of its kind that it overlaps, first in order of position.
+    Args: row (Labelled); detector (called as detector(text, known_names), returning a Detection whose spans
+    index the visible text; default find_personal_data). A span matches an unmatched marked item of its kind
+    that it overlaps, first in order of position.
     Example: match(load_labelled()[0]) -> (["NAME", "EMAIL"], [], [])
     """
     text = visible(row.text)
     marked = sorted(((text.find(m.value), text.find(m.value) + len(m.value), m.kind) for m in row.entities))
     open_items = list(marked)
     found, extra = [], []
-    for span in find_personal_data(row.text, row.known_names).spans:
+    for span in detector(row.text, row.known_names).spans:
         hit = next((m for m in open_items if m[2] == span.kind and span.start < m[1] and m[0] < span.end), None)
         if hit is None:
             extra.append(span.kind)
@@ -114,14 +118,13 @@ def match(row: Labelled) -> tuple[list[str], list[str], list[str]]:
     return found, [kind for _, _, kind in open_items], extra
 
 
-def score(rows: list[Labelled] | None = None) -> dict[str, Counts]:
-    """Counts by kind over the rows (default: the labelled set), for every kind in LABELS, in that order.
-
-    Example: score()["EMAIL"].recall()
+def score(rows: list[Labelled] | None = None, detector: Detector = find_personal_data) -> dict[str, Counts]:
+    """Counts by kind over the rows (default: the labelled set) for a detector (default find_personal_data),
+    for every kind in LABELS, in that order. Example: score()["EMAIL"].recall()
     """
-    totals = {kind: Counter() for kind in LABELS}
+    totals: dict[str, Counter[str]] = {kind: Counter() for kind in LABELS}
     for row in rows if rows is not None else load_labelled():
-        found, missed, extra = match(row)
+        found, missed, extra = match(row, detector)
         for name, kinds in (("found", found), ("missed", missed), ("extra", extra)):
             for kind in kinds:
                 totals[kind][name] += 1
