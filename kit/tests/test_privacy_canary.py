@@ -45,7 +45,8 @@ def test_what_a_canary_cannot_find() -> None:
 def test_copied_runs_count_the_prompts_word_runs_a_reply_repeats() -> None:
     words = len(re.findall(r"\w+", PROMPT))  # "customer's" is two words, as copied_runs reads it
     assert copied_runs(PROMPT, PROMPT) == words - RUN_WORDS + 1
-    assert copied_runs("I help with moves: answer questions about the customer's own move only.", PROMPT) == 2  # 9 words
+    nine_words = "I help with moves: answer questions about the customer's own move only."
+    assert copied_runs(nine_words, PROMPT) == 2
     assert copied_runs("I answer questions about your own move.", PROMPT) == 0  # a paraphrase
     assert copied_runs(PROMPT.upper(), PROMPT) == words - RUN_WORDS + 1
 

@@ -1,4 +1,4 @@
-"""Tests of evidencedesk.privacy.measure: the labelled set's shape, the matching rule, and the counts the page prints."""
+"""Tests of evidencedesk.privacy.measure: the labelled set's shape, the matching rule, and the page's counts."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from evidencedesk.privacy.detect import Detection
-from evidencedesk.privacy.measure import LABELS, PRIVACY_DATA, Counts, LabelError, Labelled, load_labelled, match, overall, score
+from evidencedesk.privacy.measure import (LABELS, PRIVACY_DATA, Counts, LabelError, Labelled, load_labelled, match,
+                                          overall, score)
 
 
 def test_the_set_has_38_texts_and_49_marked_items() -> None:
@@ -48,7 +49,8 @@ def test_an_overlapping_span_of_the_same_kind_counts_once() -> None:
     row = Labelled.model_validate({"id": "p99", "text": "ring (020) 7946 0112", "known_names": [],
                                    "entities": [{"kind": "PHONE", "value": "(020) 7946 0112"}], "tag": "plain"})
     assert match(row) == (["PHONE"], [], [])
-    wrong_kind = Labelled.model_validate({**row.model_dump(), "entities": [{"kind": "CARD", "value": "(020) 7946 0112"}]})
+    card = [{"kind": "CARD", "value": "(020) 7946 0112"}]
+    wrong_kind = Labelled.model_validate({**row.model_dump(), "entities": card})
     assert match(wrong_kind) == ([], ["CARD"], ["PHONE"])
 
 
@@ -65,7 +67,8 @@ def first() -> dict:
 ])
 def test_a_bad_row_is_named_by_line_and_field(tmp_path: Path, change: dict, field: str) -> None:
     path = tmp_path / "set.jsonl"
-    path.write_text(json.dumps(first()) + "\n" + json.dumps({**first(), "id": "p02", **change}) + "\n", encoding="utf-8")
+    bad = {**first(), "id": "p02", **change}
+    path.write_text(json.dumps(first()) + "\n" + json.dumps(bad) + "\n", encoding="utf-8")
     with pytest.raises(LabelError) as exc:
         load_labelled(path)
     assert str(exc.value).startswith(f"set.jsonl line 2: field {field}:")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from evidencedesk.privacy.prompts import AUTHORISATION, KEY_IN_PROMPT, PERSONAL_DATA, SECRET_IN_PROMPT, Problem, audit_prompt
+from evidencedesk.privacy.prompts import (AUTHORISATION, KEY_IN_PROMPT, PERSONAL_DATA, SECRET_IN_PROMPT, Problem,
+                                          audit_prompt)
 from evidencedesk.privacy.scenarios import prompts
 from evidencedesk.security import SIMULATED_SECRET
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from evidencedesk.privacy.measure import PRIVACY_DATA
-from evidencedesk.privacy.scenarios import ScenarioError, check_scenario, load_scenarios, run_scenario, safe_prompt, spaced
+from evidencedesk.privacy.scenarios import (ScenarioError, check_scenario, load_scenarios, run_scenario, safe_prompt,
+                                            spaced)
 
 ROWS = {row["id"]: row for row in load_scenarios()}
 
@@ -35,7 +36,8 @@ def test_key_rows_say_what_the_page_says() -> None:
 
 def test_check_scenario_names_each_difference() -> None:
     wrong = {**ROWS["s10"], "expect": {"verdict": "redact", "kinds": ["EMAIL"]}}
-    assert check_scenario(wrong) == ["s10 verdict: expected 'redact', got 'pass'", "s10 kinds: expected ('EMAIL',), got ()"]
+    assert check_scenario(wrong) == ["s10 verdict: expected 'redact', got 'pass'",
+                                     "s10 kinds: expected ('EMAIL',), got ()"]
 
 
 def test_the_canary_placeholders_are_filled_in() -> None:
@@ -53,7 +55,8 @@ def good() -> dict:
     ({"why": ""}, "minimise.why"),
     ({"expect": {"text": 3}}, "minimise.expect.text"),
     ({"kind": "audit", "prompt": "other", "expect": {"codes": []}, "text": None, "known_names": None}, "audit.prompt"),
-    ({"kind": "output", "reply": "x", "expect": {"verdict": "maybe", "kinds": []}, "text": None}, "output.expect.verdict"),
+    ({"kind": "output", "reply": "x", "expect": {"verdict": "maybe", "kinds": []}, "text": None},
+     "output.expect.verdict"),
 ])
 def test_a_bad_row_is_named_by_line_and_field(tmp_path: Path, change: dict, field: str) -> None:
     row = {k: v for k, v in {**good(), "id": "s02", **change}.items() if v is not None}
