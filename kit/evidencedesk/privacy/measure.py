@@ -90,9 +90,16 @@ class Counts(BaseModel):
     extra: int = 0
 
     def recall(self) -> Rate | None:
+        """found / (found + missed) with its Wilson interval (evals.stats.Rate), or None when nothing was
+        marked. Example: score()["EMAIL"].recall().value
+        """
         return wilson(self.found, self.found + self.missed) if self.found + self.missed else None
 
     def precision(self) -> Rate | None:
+        """found / (found + extra) with its Wilson interval, or None when nothing was found.
+
+        Example: score()["PHONE"].precision().low
+        """
         return wilson(self.found, self.found + self.extra) if self.found + self.extra else None
 
 

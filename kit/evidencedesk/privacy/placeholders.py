@@ -49,6 +49,9 @@ class Vault:
         self._counts: dict[str, int] = {}
 
     def placeholder(self, kind: str, value: str) -> str:
+        """The placeholder (str) for value (str, non-empty) of kind (one of detect.KINDS, or LITERAL), made on
+        first use. Raises ValueError as the class says. Example: vault.placeholder("PHONE", "+44 20 7946 0321")
+        """
         if kind not in (*KINDS, LITERAL):
             raise ValueError(f"kind must be one of {(*KINDS, LITERAL)}, got {str(kind)[:20]!r}")
         if not isinstance(value, str) or not value:
@@ -64,9 +67,14 @@ class Vault:
         return self._placeholders[key]
 
     def value(self, placeholder: str) -> str | None:
+        """The value a placeholder (str) stands for, or None for one this vault never made.
+
+        Example: vault.value("<EMAIL_1>") -> "thandiwe@example.org"
+        """
         return self._values.get(placeholder)
 
     def items(self) -> list[tuple[str, str]]:
+        """Every (placeholder, value) pair, in the order made. Example: vault.items()[0] -> ("<NAME_1>", "Sipho")"""
         return list(self._values.items())
 
 
@@ -116,6 +124,7 @@ class Restored:
 
     @property
     def ok(self) -> bool:
+        """True when nothing in the reply is mangled (missing placeholders are allowed). Example: restored.ok"""
         return not self.mangled
 
 
