@@ -57,6 +57,7 @@ from sitebuild import (  # noqa: E402
     crosslinks,
     fences,
     mdoutput,
+    nextlink,
     pagelinks,
     pagenotes,
     reads,
@@ -413,6 +414,7 @@ def on_page_content(html_text: str, page, config, files) -> str:
     )
     report.problems.extend(mdoutput.theme_ids(_site.printed_ids) + mdoutput.id_clashes(_site.printed_ids, html_text))
     report.problems.extend(crosslinks.check_page(page.file.src_uri, page.file.content_string, config.nav))
+    report.problems.extend(nextlink.check_page(page.file.src_uri, page.file.content_string, config.nav))
     for outcome in report.outcomes:
         if outcome.killed:
             left = "it left running when its shell ended" if outcome.block.language == "bash" else \

@@ -5,9 +5,11 @@ rest of the kit never imports a vendor SDK. Whatever goes wrong at a provider re
 the kit's errors (RateLimited, Overloaded, ServerError, LLMTimeout, BadRequest, ContextTooLong, AuthFailed,
 MalformedResponse), each with a code and a `retryable` flag; providers.py holds two adapters that do this
 mapping. Every LLMResponse says why the model stopped (STOP_REASONS: stop, length, tool_calls,
-content_filter), and require_complete() refuses a text answer that did not end by itself. A model that
-stops to ask for tools carries them as ToolCall objects (the kit's one shape for a tool call, which
-tools.py checks and runs); a "tool" message answers one call by its id. `ScriptedClient` replays fixed
+content_filter), and require_complete() refuses a reply that is not a whole text answer. A reply that
+asks for tools carries them as ToolCall objects (the kit's one shape for a tool call, which tools.py
+checks and runs), and the calls themselves say so, not the stop reason: real providers also send calls
+with "stop" (a forced call, or Gemini's STOP) and with "length" (a call cut at the output limit, which is
+truncated and must never run). A "tool" message answers one call by its id. `ScriptedClient` replays fixed
 replies (or raises scripted errors), which makes every run repeatable. This module imports nothing else
 from the kit. Left out: real providers, streaming, each provider's wire format for tool calls
 (providers.py), and real tokenizers (`estimate_tokens` and `request_tokens` are documented estimates).
@@ -40,7 +42,7 @@ INCOMPLETE = "incomplete"  # not from a provider: require_complete refused an an
 # Why a model stopped, whichever provider answered: every LLMResponse carries one.
 STOP = "stop"  # the model ended its answer by itself
 LENGTH = "length"  # cut at max_tokens: the text is incomplete, however finished it looks
-TOOL_CALLS = "tool_calls"  # the model stopped to ask for a tool call instead of answering
+TOOL_CALLS = "tool_calls"  # stopped to ask for tools (calls can also come with STOP or LENGTH)
 CONTENT_FILTER = "content_filter"  # the provider withheld or cut the text under its own content policy
 STOP_REASONS = (STOP, LENGTH, TOOL_CALLS, CONTENT_FILTER)
 
@@ -129,7 +131,7 @@ class MalformedResponse(LLMError):
 
 
 class Incomplete(LLMError):
-    """A reply that did not end by itself (cut at max_tokens, filtered, or a tool call), refused as an answer.
+    """A reply that is not a whole answer (cut at max_tokens, filtered, refused, or tool calls), refused as one.
 
     Raised by require_complete, not by a provider. Not retryable: the same request is cut the same way;
     raise max_tokens or shorten the task. Attributes: stop_reason (str). Example: except Incomplete as e: e.stop_reason
@@ -275,10 +277,14 @@ class LLMRequest:
 class LLMResponse:
     """What a model returned: text (str), model (str), usage (Usage, tokens), why it stopped, and its tool calls.
 
-    stop_reason (str, one of STOP_REASONS; default STOP): LENGTH means the text was cut at max_tokens.
-    tool_calls (tuple of ToolCall, in the order the model wrote them): there are calls exactly when
-    stop_reason is TOOL_CALLS. Raises: LLMInputError naming the field for an unknown stop_reason, a call
-    that is not a ToolCall, or calls that do not match the stop reason.
+    stop_reason (str, one of STOP_REASONS; default STOP): LENGTH means the output was cut at max_tokens.
+    tool_calls (tuple of ToolCall, in the order the model wrote them): decide by these, not by the stop
+    reason. TOOL_CALLS needs at least one call, but calls also come with STOP (OpenAI's finish_reason
+    "stop" for a call forced by tool_choice; Gemini's STOP) and with LENGTH (the last call was cut at the
+    limit: truncated, never to be run). refusal (str, default "", not in the repr): the model's refusal,
+    when the provider reports it apart from the text (OpenAI's `refusal` field).
+    Raises: LLMInputError naming the field for an unknown stop_reason, a call that is not a ToolCall,
+    TOOL_CALLS without calls, or a refusal that is not a str.
     Example: LLMResponse('{"action": "finish"}', "fixed-plan", Usage())
     """
 
@@ -287,26 +293,33 @@ class LLMResponse:
     usage: Usage = field(default_factory=Usage)
     stop_reason: str = STOP
     tool_calls: tuple[ToolCall, ...] = ()
+    refusal: str = field(default="", repr=False)
 
     def __post_init__(self) -> None:
         if self.stop_reason not in STOP_REASONS:
             raise LLMInputError(f"stop_reason must be one of {STOP_REASONS}, got {str(self.stop_reason)[:40]!r}")
         calls = _calls(self.tool_calls, "tool_calls")
-        if bool(calls) != (self.stop_reason == TOOL_CALLS):
-            raise LLMInputError(f"tool_calls: a response carries calls exactly when stop_reason is {TOOL_CALLS!r}")
+        if self.stop_reason == TOOL_CALLS and not calls:
+            raise LLMInputError(f"tool_calls: stop_reason {TOOL_CALLS!r} needs at least one call")
+        if not isinstance(self.refusal, str):
+            raise LLMInputError(f"refusal must be a str, got {type(self.refusal).__name__}")
         object.__setattr__(self, "tool_calls", calls)
 
 
 def require_complete(response: LLMResponse) -> LLMResponse:
-    """The response itself when the model ended its answer (STOP); else Incomplete, naming the stop reason.
+    """The response itself when it is a whole answer: STOP, no tool calls, no refusal; else Incomplete.
 
-    A reply cut at max_tokens can end on a full stop and read as finished: only stop_reason tells.
+    A reply cut at max_tokens can end on a full stop and read as finished: only stop_reason tells. A reply
+    with calls asks for tools whatever its stop reason, and a refusal is not the answer asked for.
     Args: response (LLMResponse). Returns: the same LLMResponse. Raises: Incomplete (code "incomplete").
     Example: require_complete(client.complete(request)).text
     """
     if response.stop_reason != STOP:
         raise Incomplete(f"{response.model} did not end its answer: stop_reason={response.stop_reason!r}",
                          stop_reason=response.stop_reason)
+    if response.tool_calls or response.refusal:
+        what = f"{len(response.tool_calls)} tool call(s)" if response.tool_calls else "a refusal"
+        raise Incomplete(f"{response.model} sent {what}, not an answer", stop_reason=response.stop_reason)
     return response
 
 

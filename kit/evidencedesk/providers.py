@@ -10,8 +10,12 @@ kit's stop reasons. Each provider also has its own wire format for tools, as rea
 Alpha sends a list of calls whose arguments are a JSON string the model wrote (it may not parse), and
 takes each result back as a "tool" message; Beta sends content parts whose input is an object, and takes
 the results of one round back together, as parts of one human turn. Both adapters map calls to the kit's
-one shape, llm.ToolCall, and both fake servers refuse a result that answers no call they issued. A script
-entry can be a ModelReply: several tool calls at once, or a reply the content policy withheld.
+one shape, llm.ToolCall, and both fake servers refuse a result that answers no call they issued; Beta
+also refuses a human turn where text comes before its tool results (Anthropic's rule). Calls count
+against the output allowance too: a call cut there comes back with the provider's word for LENGTH and
+must not run. A script entry can be a ModelReply: several tool calls at once, calls reported with
+another stop word (as a forced call comes back with "stop"), a refusal, or a reply the content policy
+withheld.
 Left out: HTTP itself, real authentication (a fault stands in for a refused key), streaming, constrained
 decoding (the fakes replay their script whatever schema they are sent), and the many fields real
 providers add.
@@ -91,29 +95,37 @@ class Fault:
 
 @dataclass(frozen=True)
 class ModelReply:
-    """A script entry for a reply that is more than text: tool calls, or a reply the content policy withheld.
+    """A script entry for a reply that is more than text: tool calls, a refusal, or a withheld reply.
 
     Args: text (str) -- what the model writes besides its calls (or before it was stopped); calls (tuple
     of (name, arguments) pairs, in order; several at once are allowed) -- arguments a dict, or for Alpha a
     str exactly as the model wrote it, which may not parse; filtered (bool) -- the provider's content policy
-    withheld the rest. A plain str in a script is the same as ModelReply(text).
-    Raises: ValueError naming the field for a call that is not (non-empty name, dict or str), or for
-    calls together with filtered. Example: ModelReply(calls=(("get_ticket", {"ticket_id": "T-601"}),))
+    withheld the rest; refusal (str) -- the model declines (Alpha: a "refusal" field, as OpenAI's; Beta: halt
+    "POLICY", as Anthropic's stop_reason "refusal"); reports (str, "" or a kit stop reason) -- the stop
+    reason the server reports instead of its usual one, in its own word (STOP with calls: how OpenAI
+    reports a call forced by tool_choice, and Gemini every call). A plain str is ModelReply(text).
+    Raises: ValueError naming the field for a call that is not (non-empty name, dict or str), calls
+    together with filtered or refusal, or an unknown reports.
+    Example: ModelReply(calls=(("get_ticket", {"ticket_id": "T-601"}),))
     """
 
     text: str = ""
     calls: tuple[tuple[str, dict[str, Any] | str], ...] = ()
     filtered: bool = False
+    refusal: str = ""
+    reports: str = ""
 
     def __post_init__(self) -> None:
-        if not isinstance(self.text, str) or not isinstance(self.filtered, bool):
-            raise ValueError("text must be a str and filtered a bool")
+        if not isinstance(self.text, str) or not isinstance(self.filtered, bool) or not isinstance(self.refusal, str):
+            raise ValueError("text and refusal must be str and filtered a bool")
+        if self.reports not in ("", *ALPHA_FINISH.values()):
+            raise ValueError(f"reports must be '' or one of {tuple(ALPHA_FINISH.values())}, got {self.reports!r}")
         calls = tuple(self.calls) if isinstance(self.calls, tuple | list) else None
         if calls is None or not all(isinstance(c, tuple | list) and len(c) == 2 and isinstance(c[0], str) and c[0]
                                     and isinstance(c[1], dict | str) for c in calls):
             raise ValueError("calls must be (name, arguments) pairs: a non-empty str and a dict or a str")
-        if calls and self.filtered:
-            raise ValueError("calls: a filtered reply carries no calls")
+        if calls and (self.filtered or self.refusal):
+            raise ValueError("calls: a filtered reply or a refusal carries no calls")
         object.__setattr__(self, "calls", tuple((name, arguments) for name, arguments in calls))
 
 
@@ -172,6 +184,23 @@ def _is(entry: str | Fault, kind: str) -> bool:
     return isinstance(entry, Fault) and entry.kind == kind
 
 
+def _fit_calls(calls: tuple[tuple[str, dict[str, Any] | str], ...], room: int) -> tuple[list[tuple[str, str]], bool]:
+    """The calls as (name, arguments text) that fit in room characters of output, and whether one was cut.
+
+    A call's arguments count against the output allowance (CHARS_PER_TOKEN characters a token, the kit's
+    convention); the call where the allowance ends keeps the arguments written so far, and later calls are
+    never written, as a model stops mid-call at its limit.
+    """
+    fitted: list[tuple[str, str]] = []
+    for name, args in calls:
+        text = args if isinstance(args, str) else json.dumps(args)
+        if len(text) > room:
+            return [*fitted, (name, text[:max(room, 0)])], True
+        fitted.append((name, text))
+        room -= len(text)
+    return fitted, False
+
+
 class FakeAlphaServer(_FakeServer):
     """The invented provider "Alpha", played in process from a script. Not a real API; no network.
 
@@ -220,15 +249,18 @@ class FakeAlphaServer(_FakeServer):
         if isinstance(entry, Fault):  # GARBLE: the connection dropped halfway through the body
             return 200, f'{{"id": "alpha-{self.used}", "output_te'
         reply = entry if isinstance(entry, ModelReply) else ModelReply(entry)
-        text = reply.text[:sent["max_output_tokens"] * CHARS_PER_TOKEN]  # a model stops at its output allowance
-        calls = [{"id": self._issue(), "name": name, "arguments": args if isinstance(args, str) else json.dumps(args)}
-                 for name, args in reply.calls]
+        room = sent["max_output_tokens"] * CHARS_PER_TOKEN
+        text = reply.text[:room]  # a model stops at its output allowance, in its text or in a call
+        fitted, cut = _fit_calls(reply.calls, room - len(text)) if len(text) == len(reply.text) else ([], True)
+        calls = [{"id": self._issue(), "name": name, "arguments": args} for name, args in fitted]
         spent = estimate_tokens(text) + (estimate_tokens(json.dumps(calls)) if calls else 0)
         usage = {"input_tokens": used_in, "output_tokens": spent}
-        finish = ("tool_use" if calls else "safety" if reply.filtered
-                  else "max_output_tokens" if len(text) < len(reply.text) else "done")
+        finish = ("safety" if reply.filtered else "max_output_tokens" if cut else "tool_use" if calls else "done")
+        if reply.reports and not cut:
+            finish = {reason: word for word, reason in ALPHA_FINISH.items()}[reply.reports]
         answer = {"id": f"alpha-{self.used}", "model": sent["model"], "output_text": text, "finish": finish,
                   "usage": usage}
+        answer |= {"refusal": reply.refusal} if reply.refusal else {}
         return 200, json.dumps({**answer, "tool_calls": calls} if calls else answer)
 
 
@@ -239,7 +271,8 @@ class FakeBetaServer(_FakeServer):
     {"max_new_tokens"}, "sampling": {"temp"}} (a script: the temperature changes nothing), and when given,
     "tools": [{"tool", "about", "schema"}]. A bot turn may hold "parts" instead of "says": text parts and
     {"kind": "tool_use", "use_id", "tool", "input"}; the human turn after it answers every use with
-    {"kind": "tool_result", "use_id", "content"} parts. Answers status 200 even for its own errors:
+    {"kind": "tool_result", "use_id", "content"} parts, which come first (text parts may follow them, never
+    precede them: E_INPUT). Answers status 200 even for its own errors:
     {"ok": true, "engine", "reply": {"segments": [...], "halt"}, "meter": {"tokens_in", "tokens_out"}},
     where halt is "LIMIT" when the reply was cut at the allowance, "POLICY" when a ModelReply is filtered,
     else "END"; when the request offers tools (or the reply has calls) the reply holds "parts" instead of
@@ -270,6 +303,10 @@ class FakeBetaServer(_FakeServer):
         for turn in sent["turns"]:
             parts = turn.get("parts", [])
             if turn["speaker"] == "human" and parts:
+                kinds = [p["kind"] for p in parts]
+                if "text" in kinds and "tool_result" in kinds[kinds.index("text"):]:
+                    detail = "tool_result parts must come first in a human turn, before any text"
+                    return 200, json.dumps({"ok": False, "fault": {"code": "E_INPUT", "detail": detail}})
                 events += [("result", [p.get("use_id")]) for p in parts if p["kind"] == "tool_result"]
             else:
                 events.append(("calls", [p["use_id"] for p in parts if p["kind"] == "tool_use"]))
@@ -293,10 +330,16 @@ class FakeBetaServer(_FakeServer):
         if isinstance(entry, Fault):  # GARBLE
             return 502, "<html><body><h1>502 Bad Gateway</h1></body></html>"
         reply = entry if isinstance(entry, ModelReply) else ModelReply(entry)
-        text = reply.text[:sent["limits"]["max_new_tokens"] * CHARS_PER_TOKEN]  # stops at its output allowance
-        uses = [{"kind": "tool_use", "use_id": self._issue(), "tool": name, "input": args}
-                for name, args in reply.calls]
-        halt = ("TOOL" if uses else "POLICY" if reply.filtered else "LIMIT" if len(text) < len(reply.text) else "END")
+        room = sent["limits"]["max_new_tokens"] * CHARS_PER_TOKEN
+        text = reply.text[:room]  # stops at its output allowance, in its text or in a call
+        fitted, cut = _fit_calls(reply.calls, room - len(text)) if len(text) == len(reply.text) else ([], True)
+        # Beta parses a call's input itself; a call cut at the limit goes out with the empty object (invented).
+        uses = [{"kind": "tool_use", "use_id": self._issue(), "tool": name,
+                 "input": json.loads(args) if not cut or n < len(fitted) - 1 else {}}
+                for n, (name, args) in enumerate(fitted)]
+        halt = ("POLICY" if reply.filtered or reply.refusal else "LIMIT" if cut else "TOOL" if uses else "END")
+        if reply.reports and not cut:
+            halt = {reason: word for word, reason in BETA_HALT.items()}[reply.reports]
         if sent.get("tools") or uses:  # content parts: the text (if any), then one part per call
             answer: dict[str, Any] = {"parts": ([{"kind": "text", "text": text}] if text else []) + uses, "halt": halt}
         else:
@@ -332,6 +375,7 @@ class _AlphaOk(_Wire):
     finish: str
     usage: _AlphaUsage
     tool_calls: list[_AlphaCall] = []
+    refusal: str = ""  # the model declined (as OpenAI's refusal field); the finish stays "done"
 
 
 class _AlphaError(_Wire):
@@ -450,7 +494,9 @@ def _alpha_item(message: Message) -> dict[str, Any]:
 
 
 def _beta_turns(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
-    """The messages other than system as Beta turns: the results of tool calls in a row go into ONE human turn.
+    """The messages other than system as Beta turns: the results of tool calls in a row go into ONE human turn,
+    and a user message right after them joins that turn as a text part after the results (Beta, like
+    Anthropic's Messages API, takes tool results first in a turn).
 
     Raises: LLMInputError naming messages[i].tool_calls[j].arguments when they are not a JSON object.
     """
@@ -467,6 +513,8 @@ def _beta_turns(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
                      f".tool_calls[{n}].arguments")} for n, c in enumerate(m.tool_calls)]
             text = [{"kind": "text", "text": m.content}] if m.content else []
             turns.append({"speaker": "bot", "parts": text + uses})
+        elif m.role == "user" and turns and turns[-1]["speaker"] == "human" and "parts" in turns[-1]:
+            turns[-1]["parts"].append({"kind": "text", "text": m.content})  # after the results, never before
         elif m.role != "system":
             turns.append({"speaker": "human" if m.role == "user" else "bot", "says": m.content})
     return turns
@@ -495,10 +543,10 @@ def _arguments(text: str) -> dict[str, Any] | str:
 
 
 def _response(text: str, model: str, usage: Usage, stop: str, calls: tuple[ToolCall, ...],
-              provider: str) -> LLMResponse:
-    """The LLMResponse, or MalformedResponse when the calls do not fit the stop reason or share an id."""
+              provider: str, refusal: str = "") -> LLMResponse:
+    """The LLMResponse, or MalformedResponse when a tool stop has no calls or two calls share an id."""
     try:
-        return LLMResponse(text, model, usage, stop, calls)
+        return LLMResponse(text, model, usage, stop, calls, refusal)
     except LLMInputError as exc:
         raise MalformedResponse(f"status 200, {exc}", provider) from None
 
@@ -523,11 +571,12 @@ def encode_alpha(request: LLMRequest) -> str:
 def decode_alpha(status: int, text: str) -> LLMResponse:
     """An LLMResponse from Alpha's reply, or the kit error that its status and error type stand for.
 
-    Its finish field becomes the stop reason (ALPHA_FINISH), and each of its tool_calls a ToolCall whose
-    arguments are a dict, or the model's text when it is not a JSON object.
+    Its finish field becomes the stop reason (ALPHA_FINISH), each of its tool_calls a ToolCall whose
+    arguments are a dict, or the model's text when it is not a JSON object (with any finish: "done" with
+    calls is valid, as a forced call is), and its refusal field the response's refusal.
     Raises: RateLimited (429, with retry_after_s), BadRequest (400), ContextTooLong (400
     context_length_exceeded), AuthFailed (401), ServerError (500), Overloaded (529), MalformedResponse (a body
-    that is not Alpha's format, an unknown finish, calls that do not fit the finish or share an id, or an
+    that is not Alpha's format, an unknown finish, "tool_use" without calls, calls that share an id, or an
     error Alpha does not document). Example: decode_alpha(429, '{"error": ...}')
     """
     body = _object("alpha", status, text)
@@ -537,7 +586,7 @@ def decode_alpha(status: int, text: str) -> LLMResponse:
             raise MalformedResponse(f"status {status}, undocumented finish {ok.finish[:40]!r}", "alpha")
         usage = Usage(ok.usage.input_tokens, ok.usage.output_tokens)
         calls = tuple(ToolCall(c.id, c.name, _arguments(c.arguments)) for c in ok.tool_calls)
-        return _response(ok.output_text, ok.model, usage, ALPHA_FINISH[ok.finish], calls, "alpha")
+        return _response(ok.output_text, ok.model, usage, ALPHA_FINISH[ok.finish], calls, "alpha", ok.refusal)
     error = _fit(_AlphaError, body.get("error"), "alpha", status)
     if (status, error.type) == (429, "rate_limited"):
         raise RateLimited("rate limited", "alpha", retry_after_s=error.retry_after_s)
@@ -580,7 +629,7 @@ def decode_beta(status: int, text: str) -> LLMResponse:
     parts joined, and each tool_use part becomes a ToolCall. Raises: RateLimited (E_QUOTA; wait_ms
     becomes retry_after_s), LLMTimeout (E_DEADLINE), BadRequest (E_INPUT), ContextTooLong (E_CONTEXT),
     AuthFailed (E_KEY), ServerError (E_INTERNAL), Overloaded (E_BUSY), MalformedResponse (not Beta's
-    format, an undocumented fault code or halt, calls that do not fit the halt, a status other than 200).
+    format, an undocumented fault code or halt, "TOOL" without calls, a status other than 200).
     Example: decode_beta(200, '{"ok": false, "fault": {"code": "E_QUOTA", "wait_ms": 1500}}')  # RateLimited
     """
     body = _object("beta", status, text)

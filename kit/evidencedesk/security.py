@@ -117,6 +117,12 @@ SECRET = VisiblePattern(r"\b(password|passwd|secret|api[_ -]?key|token)\b\s*(?:[
 # any case ("SK-SIM-..." is the same key), and to its last character: no \b at the end, or a key ending in "-"
 # would be matched only up to its last letter, and not at all if that left fewer than 16 characters
 KEY_SHAPE = VisiblePattern(r"\bsk-[A-Za-z0-9_-]{16,}", re.I)
+# An address in a form that a browser, a mail client or a reader turns back into one: "@" percent-encoded (%40)
+# or as an HTML character reference (&#64; &#x40; &commat;), "." as %2E, or both spelled "[at]" and "(dot)".
+_AT = r"(?:%40|&#0*64;|&#x0*40;|&commat;|\s*[\[(]\s*at\s*[\])]\s*)"
+_DOT = r"(?:\.|%2e|&#0*46;|&#x0*2e;|&period;|\s*[\[(]\s*dot\s*[\])]\s*)"
+ENCODED_EMAIL = VisiblePattern(
+    rf"[A-Za-z0-9._%+-]+{_AT}[A-Za-z0-9-]+(?:{_DOT}[A-Za-z0-9-]+)*{_DOT}[A-Za-z]{{2,}}\b", re.I)
 SIMULATED_SECRET = "sk-sim-" + "NOT-A-REAL-KEY-000000000"  # 24 characters after the prefix; invented for the course
 REDACTED = "[redacted]"
 
@@ -164,7 +170,7 @@ def personal_data(text: str) -> list[str]:
     Example: personal_data("reach him at kwame@gmail.com") -> ["email"]
     """
     text = visible(text)
-    kinds = ["email"] if EMAIL.search(text) else []
+    kinds = ["email"] if EMAIL.search(text) or ENCODED_EMAIL.search(text) else []
     if any(_is_phone(m.group(0)) for m in PHONE_CANDIDATE.finditer(text)):
         kinds.append("phone")
     return kinds
@@ -172,11 +178,14 @@ def personal_data(text: str) -> list[str]:
 
 def redact_log(text: str) -> str:
     """Text safe for a log: its visible form (see visible()), with key-shaped strings in any case, secret
-    values and e-mail addresses replaced by "[redacted]". Hidden characters never reach the log.
+    values and e-mail addresses replaced by "[redacted]". Hidden characters never reach the log. An address
+    also counts in the encoded forms of ENCODED_EMAIL (%40, &#64;, &commat;, "[at]" and "(dot)"). Not caught:
+    an address in base64 or another encoding a reader cannot see through, split over two log lines or fields,
+    or spelled with bare words ("kwame at example dot org"), and personal data other than addresses and keys.
 
     Args: text (str). Returns: str. Raises: TypeError for a non-str.
     Example: redact_log("password: hunter2 for kwame@example.org") -> "password: [redacted] for [redacted]"
     """
     text = KEY_SHAPE.sub(REDACTED, text)
     text = SECRET.sub(lambda m: m.group(0)[: m.start(2) - m.start(0)] + REDACTED, text)
-    return EMAIL.sub(REDACTED, text)
+    return EMAIL.sub(REDACTED, ENCODED_EMAIL.sub(REDACTED, text))

@@ -11,14 +11,18 @@ from evidencedesk.calling.definitions import offered
 from evidencedesk.calling.rounds import (
     ANSWERED,
     INCOMPLETE,
+    REFUSED,
     ROUND_LIMIT,
+    RUN_CALLS,
+    TRUNCATED,
     answer_calls,
+    next_step,
     result_message,
     run_rounds,
 )
 from evidencedesk.gate import ToolGate, default_policy
 from evidencedesk.helpdesk import DocumentStore, Ticket, TicketStore, default_registry, kit_tools
-from evidencedesk.llm import CONTENT_FILTER, LENGTH, STOP, TOOL_CALLS, LLMRequest, Message, ToolCall
+from evidencedesk.llm import CONTENT_FILTER, LENGTH, STOP, TOOL_CALLS, LLMRequest, LLMResponse, Message, ToolCall, Usage
 from evidencedesk.providers import AlphaClient, BetaClient, FakeAlphaServer, FakeBetaServer, ModelReply
 from evidencedesk.tools import ToolResult
 
@@ -146,3 +150,35 @@ def test_max_rounds_must_be_a_positive_int(max_rounds: object) -> None:
     with pytest.raises(ValueError, match="max_rounds must be an int >= 1"):
         run_rounds(AlphaClient(FakeAlphaServer(["x"])), question(gate), gate, "triage", "r", "kwame",
                    max_rounds=max_rounds)  # type: ignore[arg-type]
+
+
+CALL = ToolCall("call_1", "get_ticket", {"ticket_id": "T-601"})
+
+
+@pytest.mark.parametrize(("stop", "calls", "refusal", "step"), [
+    (TOOL_CALLS, (CALL,), "", RUN_CALLS), (STOP, (CALL,), "", RUN_CALLS), (STOP, (), "", ANSWERED),
+    (LENGTH, (CALL,), "", TRUNCATED), (LENGTH, (), "", INCOMPLETE), (CONTENT_FILTER, (), "", INCOMPLETE),
+    (STOP, (), "I can't help with that.", REFUSED), (CONTENT_FILTER, (), "no", INCOMPLETE),
+])
+def test_next_step_decides_by_the_calls_and_never_runs_a_cut_call(stop: str, calls: tuple, refusal: str,
+                                                                   step: str) -> None:
+    assert next_step(LLMResponse("", "m", Usage(), stop, calls, refusal)) == step
+
+
+@pytest.mark.parametrize(("client", "server", "prefix"), PROVIDERS)
+def test_a_call_forced_with_stop_runs_and_a_truncated_call_never_does(client, server, prefix) -> None:
+    forced = ModelReply(calls=(("get_ticket", {"ticket_id": "T-601"}),), reports=STOP)
+    gate, _ = lab()
+    rounds = run_rounds(client(server([forced, "T-601 is open."])), question(gate), gate, "triage", "r", "kwame")
+    assert (rounds.reason, rounds.rounds[0].stop_reason, rounds.rounds[0].codes) == (ANSWERED, STOP, ("ok",))
+    two = ModelReply(calls=(("get_ticket", {"ticket_id": "T-601"}), ("lookup_document", {"doc_id": "kc-returns-v3"})))
+    gate, _ = lab()
+    cut = run_rounds(client(server([two, "never"])), question(gate, max_tokens=8), gate, "triage", "r", "kwame")
+    assert (cut.reason, cut.answer, cut.rounds[0].stop_reason, gate.audit.events) == (TRUNCATED, "", LENGTH, [])
+
+
+def test_a_refusal_ends_the_loop_as_refused() -> None:
+    gate, _ = lab()
+    rounds = run_rounds(AlphaClient(FakeAlphaServer([ModelReply(refusal="I can't help with that.")])), question(gate),
+                        gate, "triage", "r", "kwame")
+    assert (rounds.reason, rounds.answer) == (REFUSED, "")

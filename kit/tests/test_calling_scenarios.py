@@ -1,4 +1,4 @@
-"""Tests of evidencedesk.calling.scenarios: the fourteen-row table, played through both invented providers."""
+"""Tests of evidencedesk.calling.scenarios: the twenty-row table, played through both invented providers."""
 
 from __future__ import annotations
 
@@ -29,14 +29,16 @@ EXPECTED = {
     "n07": ("alpha", "answered", 3, ["ok", "not_allowed"]), "n08": ("beta", "incomplete", 1, []),
     "n09": ("alpha", "round_limit", 3, ["ok", "ok", "ok"]), "n10": ("beta", "answered", 2, ["needs_approval"]),
     "n11": ("alpha", "ok", 1, []), "n12": ("beta", "ok", 2, []), "n13": ("alpha", "schema_mismatch", 2, []),
-    "n14": ("beta", "incomplete", 1, []),
+    "n14": ("beta", "incomplete", 1, []), "n15": ("alpha", "answered", 2, ["ok"]),
+    "n16": ("beta", "answered", 2, ["ok"]), "n17": ("alpha", "truncated", 1, []), "n18": ("beta", "truncated", 1, []),
+    "n19": ("alpha", "refused", 1, []), "n20": ("beta", "refused", 1, []),
 }
 ROWS = {row["id"]: row for row in load_scenarios()}
 
 
-def test_table_has_the_fourteen_rows_in_order_on_both_providers() -> None:
+def test_table_has_the_twenty_rows_in_order_on_both_providers() -> None:
     assert list(ROWS) == list(EXPECTED)
-    assert [row["provider"] for row in ROWS.values()] == ["alpha", "beta"] * 7
+    assert [row["provider"] for row in ROWS.values()] == ["alpha", "beta"] * 10
     assert all(row["why"] and row["expect"]["emails"] == 0 for row in ROWS.values())
 
 

@@ -11,6 +11,7 @@ from evidencedesk.calling.structured import (
     INCOMPLETE,
     INVALID_JSON,
     MAX_PROBLEMS,
+    REFUSED,
     SCHEMA_MISMATCH,
     OutputRefused,
     ask_structured,
@@ -18,6 +19,7 @@ from evidencedesk.calling.structured import (
     schema_text,
     structured_request,
 )
+from evidencedesk.calling.scenarios import client_for
 from evidencedesk.llm import TEXT, LLMInputError, LLMRequest, Message, ScriptedClient
 from evidencedesk.providers import AlphaClient, BetaClient, FakeAlphaServer, FakeBetaServer, ModelReply
 
@@ -78,11 +80,23 @@ def test_a_reply_cut_at_max_tokens_is_refused_at_once_and_never_parsed() -> None
     assert refused.value.problems == ("reply: did not end by itself (stop_reason length)",)
 
 
-def test_a_withheld_reply_is_incomplete_too() -> None:
-    client = BetaClient(FakeBetaServer([ModelReply(GOOD, filtered=True)]))
+def test_a_withheld_reply_or_a_refusal_is_refused_at_once_without_a_repair() -> None:
+    for provider, reply in (("beta", ModelReply(GOOD, filtered=True)), ("alpha", ModelReply(refusal="I can't.")),
+                            ("beta", ModelReply(refusal="I can't."))):
+        client, server = client_for(provider, [reply, GOOD])
+        with pytest.raises(OutputRefused) as refused:
+            ask_structured(client, QUESTION, Triage, native=provider == "alpha")
+        assert (refused.value.code, refused.value.attempts, server.used) == (REFUSED, 1, 1)
+        assert refused.value.problems[0].startswith("reply: declined")
+
+
+def test_tool_calls_are_not_a_structured_answer_even_with_stop() -> None:
+    forced = ModelReply(calls=(("get_ticket", {"ticket_id": "T-601"}),), reports="stop")
+    client, _ = client_for("alpha", [forced])
     with pytest.raises(OutputRefused) as refused:
-        ask_structured(client, QUESTION, Triage, native=False)
-    assert refused.value.code == INCOMPLETE and "content_filter" in refused.value.problems[0]
+        ask_structured(client, QUESTION, Triage, native=True)
+    assert (refused.value.code, refused.value.problems) == (INCOMPLETE, ("reply: tool calls, not an answer "
+                                                                         "(stop_reason stop)",))
 
 
 def test_alpha_takes_the_schema_as_a_field_and_beta_in_the_instructions() -> None:

@@ -186,3 +186,18 @@ def test_unlike_the_response_cache_the_prompt_cache_never_replays_an_answer() ->
     provider = CachingProvider(model, PrefixCache(ManualClock()))
     assert [provider.complete(ask()).text for _ in range(2)] == ["First answer.", "Second answer."]
     assert len(model.requests) == 2
+
+
+def test_a_read_reports_the_tokens_it_wrote_past_the_cached_part() -> None:
+    clock = ManualClock()
+    cache = PrefixCache(clock)
+    first = cache.read(ask())
+    assert (first.outcome, first.cached_tokens, first.written_tokens) == (MISS, 0, first.input_tokens)
+    again = cache.read(ask())
+    assert (again.outcome, again.written_tokens) == (HIT, 0)  # everything was stored: nothing new to write
+    longer = cache.read(ask(Message("user", "And T-602? " * 20)))
+    assert longer.outcome == HIT and longer.written_tokens == longer.input_tokens - longer.cached_tokens > 0
+    clock.advance(CACHE_TTL_S + 1)
+    expired = cache.read(ask())
+    assert (expired.outcome, expired.written_tokens) == (MISS, expired.input_tokens)  # expired: written again
+    assert cache.read(ask(rules="short")).written_tokens == 0  # too short: nothing stored

@@ -1,8 +1,9 @@
-"""Tests of evidencedesk.compaction.scenarios: the lab's request variants and the fourteen-row table."""
+"""Tests of evidencedesk.compaction.scenarios: the lab's request variants and the sixteen-row table."""
 
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,12 @@ from evidencedesk.compaction.promptcache import prefix_blocks
 from evidencedesk.compaction.scenarios import (
     USERS,
     VARIANTS,
+    BudgetExpect,
+    CacheExpect,
+    ClipExpect,
+    RunExpect,
     ScenarioError,
+    SummaryExpect,
     check_row,
     clock_text,
     load_rows,
@@ -24,10 +30,10 @@ from evidencedesk.usage import ManualClock
 ROWS = {row["id"]: row for row in load_rows()}
 KINDS = {"c01": "cache", "c02": "cache", "c03": "cache", "c04": "cache", "c05": "cache", "c06": "cache",
          "c07": "cache", "c08": "cache", "c09": "clip", "c10": "summary", "c11": "budget", "c12": "budget",
-         "c13": "run", "c14": "run"}
+         "c13": "run", "c14": "run", "c15": "cache", "c16": "cache"}
 
 
-def test_table_has_the_fourteen_rows_in_order() -> None:
+def test_table_has_the_sixteen_rows_in_order() -> None:
     assert {k: r["kind"] for k, r in ROWS.items()} == KINDS and list(ROWS) == list(KINDS)
     assert all(row["why"] for row in ROWS.values())
 
@@ -42,6 +48,17 @@ def test_the_outcomes_the_page_names() -> None:
     assert outcomes == {"c02": ["miss"] * 3, "c03": ["miss", "hit", "hit"], "c07": ["miss", "miss"],
                         "c08": ["miss", "hit", "hit"]}
     assert run_row(ROWS["c13"])["answer"] != run_row(ROWS["c14"])["answer"]
+
+
+def test_a_wait_past_the_lifetime_writes_the_prefix_again_and_costs_more_under_a_write_premium() -> None:
+    quick, parked = run_row(ROWS["c15"]), run_row(ROWS["c16"])
+    assert quick["written"] == [384, 0] and parked["written"] == [384, 384]
+    assert Decimal(parked["cost_5m"]) > Decimal(quick["cost_5m"])
+
+
+def test_every_expect_model_has_a_docstring() -> None:
+    for model in (CacheExpect, ClipExpect, SummaryExpect, BudgetExpect, RunExpect):
+        assert model.__doc__ and "expects" in model.__doc__
 
 
 def test_check_row_names_each_mismatch() -> None:

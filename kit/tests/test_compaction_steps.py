@@ -157,3 +157,16 @@ def test_compacting_past_a_threshold_rewrites_the_history_once() -> None:
     assert RUNS["caching"].cost < jumps.cost < RUNS["both"].cost
     last = jumps.requests[-1]
     assert sum("[compacted:" in m.content for m in last.messages) == 3  # the boundary held at o3 for step 7
+
+
+def test_a_run_parked_past_the_cache_lifetime_misses_and_writes_again_on_resuming() -> None:
+    steady = run_steps(SETUPS["caching"])
+    parked = run_steps(Setup(caching=True, park_before=5))
+    assert parked.requests == steady.requests and parked.answer == steady.answer  # the same run, later
+    assert parked.steps[4].cached_tokens == 0 < steady.steps[4].cached_tokens
+    assert parked.steps[4].written_tokens == parked.steps[4].input_tokens > steady.steps[4].written_tokens
+    assert [s.cached_tokens for s in parked.steps[5:]] == [s.cached_tokens for s in steady.steps[5:]]
+    assert parked.cost > steady.cost
+    long_lived = run_steps(Setup(caching=True, park_before=5, cache_ttl_s=3600))
+    assert long_lived.steps == steady.steps  # a cache that outlives the wait does not notice it
+    assert all(s.written_tokens == 0 for s in run_steps(SETUPS["none"]).steps)

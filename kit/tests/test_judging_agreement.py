@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evidencedesk.judging.agreement import Agreement, cohen_kappa, kappa_table
+from evidencedesk.judging.agreement import Agreement, cohen_kappa, kappa_interval, kappa_se, kappa_table
 
 
 def test_a_two_by_two_table_worked_out_by_hand() -> None:
@@ -98,3 +99,69 @@ def test_kappa_is_cohens_formula_symmetric_and_at_most_one(pairs: list[tuple[str
     assert found.kappa == independent_kappa(first, second)
     assert found.kappa == cohen_kappa(second, first).kappa
     assert found.kappa is None or -1 <= found.kappa <= 1
+
+
+def test_the_standard_error_matches_a_published_figure() -> None:
+    # Stata's kapci (analytical, Fleiss, Cohen and Everitt 1969) on this 2x2 table of 1,932 items gives
+    # kappa 0.3411969 and se 0.0262913719660408 (Statalist, "kappa agreement standard errors", December 2009).
+    found = kappa_table(["0", "1"], [[1395, 118], [261, 158]])
+    assert math.isclose(float(found.kappa), 0.3411969207847029)
+    assert math.isclose(kappa_se(found), 0.0262913719660408, rel_tol=1e-9)
+
+
+def _delta_method(counts: list[list[int]]) -> float:
+    """The variance of kappa by the delta method, written out again: a numerical gradient of kappa over the cell
+    shares, against the multinomial covariance (diag(p) - p p^T) / n."""
+    n = sum(map(sum, counts))
+    size = len(counts)
+    cells = [counts[i][j] / n for i in range(size) for j in range(size)]
+
+    def kappa_of(shares: list[float]) -> float:
+        table = [shares[i * size:(i + 1) * size] for i in range(size)]
+        rows = [sum(r) for r in table]
+        cols = [sum(table[i][j] for i in range(size)) for j in range(size)]
+        po = sum(table[i][i] for i in range(size))
+        pe = sum(r * c for r, c in zip(rows, cols))
+        return (po - pe) / (1 - pe)
+
+    h = 1e-6
+    grad = []
+    for x in range(len(cells)):
+        up, down = list(cells), list(cells)
+        up[x] += h
+        down[x] -= h
+        grad.append((kappa_of(up) - kappa_of(down)) / (2 * h))
+    mean = sum(g * p for g, p in zip(grad, cells))
+    return sum(p * (g - mean) ** 2 for g, p in zip(grad, cells)) / n
+
+
+@settings(max_examples=150, derandomize=True)
+@given(st.integers(min_value=2, max_value=3).flatmap(
+    lambda k: st.lists(st.lists(st.integers(min_value=1, max_value=40), min_size=k, max_size=k), min_size=k, max_size=k)))
+def test_the_standard_error_is_the_delta_method(counts: list[list[int]]) -> None:
+    found = kappa_table([f"l{i}" for i in range(len(counts))], counts)
+    assert math.isclose(kappa_se(found) ** 2, _delta_method(counts), rel_tol=1e-5, abs_tol=1e-12)
+
+
+def test_the_interval_is_kappa_plus_or_minus_z_standard_errors_within_the_scale() -> None:
+    found = kappa_table(["yes", "no"], [[20, 5], [10, 15]])
+    interval = kappa_interval(found)
+    assert interval.kappa == 0.4 and math.isclose(interval.high - interval.kappa, 1.959963984540054 * interval.se)
+    assert str(interval) == "kappa 0.400 [0.151, 0.649]"
+    wider = kappa_interval(found, z=3.0)
+    assert wider.low < interval.low and wider.high > interval.high
+    perfect = kappa_interval(kappa_table(["a", "b"], [[5, 0], [0, 5]]))
+    assert (perfect.se, perfect.low, perfect.high) == (0.0, 1.0, 1.0)  # a normal interval collapses at kappa 1
+    near = kappa_interval(kappa_table(["a", "b"], [[9, 1], [0, 1]]))
+    assert near.high == 1.0 and near.low >= -1.0
+
+
+@pytest.mark.parametrize("z", [0, -1.0, math.inf, math.nan, True, "2"])
+def test_a_bad_z_is_refused(z: object) -> None:
+    with pytest.raises(ValueError, match="z must be a positive number"):
+        kappa_interval(kappa_table(["yes", "no"], [[20, 5], [10, 15]]), z=z)  # type: ignore[arg-type]
+
+
+def test_an_undefined_kappa_has_no_standard_error() -> None:
+    with pytest.raises(ValueError, match="kappa is undefined"):
+        kappa_se(kappa_table(["pass"], [[5]]))

@@ -15,6 +15,8 @@ from evidencedesk.judging.judge import (
     MAX_TOKENS,
     PAIR_RULES,
     RUBRIC_RULES,
+    CriteriaVerdict,
+    PairVerdict,
     SECOND,
     TIE,
     MeteredClient,
@@ -122,3 +124,11 @@ def test_pairwise_is_one_call_with_the_answers_in_the_order_given() -> None:
     assert (method.name, method.calls_per_pair) == ("pairwise", 1)
     assert method(pair, pair.b, pair.a) == SECOND and len(client.requests) == 1
     assert f"slot 1\">\n{pair.b}\n" in client.requests[0].messages[-1].content
+
+
+def test_the_reason_comes_before_the_verdict_in_the_schema_and_the_rules() -> None:
+    # A model writes its reply in order; the reason must come first so that it can inform the verdict.
+    assert list(PairVerdict.model_json_schema()["properties"]) == ["reason", "winner"]
+    assert list(CriteriaVerdict.model_json_schema()["properties"]) == ["reason", "met"]
+    assert PAIR_RULES.index('"reason"') < PAIR_RULES.index('"winner"')
+    assert RUBRIC_RULES.index('"reason"') < RUBRIC_RULES.index('"met"')

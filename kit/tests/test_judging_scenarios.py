@@ -1,4 +1,4 @@
-"""Tests of evidencedesk.judging.scenarios: the fourteen rows the course page prints, and their validation."""
+"""Tests of evidencedesk.judging.scenarios: the seventeen rows the course page prints, and their validation."""
 
 from __future__ import annotations
 
@@ -16,18 +16,21 @@ EXPECTED = {  # what the page shows: id -> kappa, (winner, calls), or (the rule'
     "j01": "0.4000", "j02": "0.0000", "j03": "1.0000", "j04": "-1.0000", "j05": "undefined",
     "j06": ("tie", 1), "j07": ("first", 1), "j08": ("first", 1), "j09": ("second", 1), "j10": ("tie", 2),
     "j11": ("second", 2), "j12": ("first", 2), "j13": ("mismatch", "pass"), "j14": ("pass", "fail"),
+    "j15": ("0.8043", "0.1006", "0.6073", "1.0000"), "j16": ("0.3412", "0.0263", "0.2897", "0.3927"),
+    "j17": ("1.0000", "0.0000", "1.0000", "1.0000"),
 }
 
 
 def shown(row: dict) -> object:
     got = run_scenario(row)
     return {"kappa": lambda: got["kappa"], "verdict": lambda: (got["winner"], got["calls"]),
-            "grade": lambda: (got["rule"], got["judge"])}[row["kind"]]()
+            "grade": lambda: (got["rule"], got["judge"]),
+            "kappa_interval": lambda: (got["kappa"], got["se"], got["low"], got["high"])}[row["kind"]]()
 
 
-def test_the_table_has_fourteen_rows_of_three_kinds_in_order() -> None:
+def test_the_table_has_seventeen_rows_of_four_kinds_in_order() -> None:
     assert list(ROWS) == list(EXPECTED)
-    assert Counter(row["kind"] for row in ROWS.values()) == {"kappa": 5, "verdict": 7, "grade": 2}
+    assert Counter(row["kind"] for row in ROWS.values()) == {"kappa": 5, "verdict": 7, "grade": 2, "kappa_interval": 3}
     assert Counter(row["judge"] for row in ROWS.values() if row["kind"] == "verdict") == {
         "fair": 2, "first": 2, "longer": 2, "both": 1}
 
@@ -61,6 +64,10 @@ def row(row_id: str) -> dict:
     ("j06", {"expect": {"winner": "1", "calls": 1}}, "verdict.expect.winner"),
     ("j01", {"expect": {"kappa": "0.4"}}, "kappa.expect.kappa"),
     ("j01", {"counts": [[1, "2"], [3, 4]]}, "kappa.counts.0.1"),
+    ("j15", {"expect": {"kappa": "0.8043", "se": "0.1", "low": "0.6073", "high": "1.0000"}},
+     "kappa_interval.expect.se"),
+    ("j15", {"expect": {"kappa": "undefined", "se": "0.1006", "low": "0.6073", "high": "1.0000"}},
+     "kappa_interval.expect.kappa"),
     ("j13", {"expect": {"rule": "close_enough", "judge": "pass"}}, "grade.expect.rule"),
     ("j13", {"case": {**row("j13")["case"], "grader": "fuzzy"}}, "grade.case"),
     ("j13", {"kind": "opinion"}, "row"),
@@ -85,3 +92,8 @@ def test_repeated_ids_are_refused(tmp_path: Path) -> None:
     path.write_text(json.dumps(row("j01")) + "\n" + json.dumps(row("j01")) + "\n", encoding="utf-8")
     with pytest.raises(ScenarioError, match="line 2: field id: repeated id 'j01'"):
         load_scenarios(path)
+
+
+def test_an_interval_row_on_a_table_with_no_kappa_fails_when_it_runs() -> None:
+    with pytest.raises(ValueError, match="kappa is undefined"):
+        run_scenario({**ROWS["j15"], "labels": ["pass"], "counts": [[5]]})

@@ -83,7 +83,7 @@ def test_agreement_and_kappa_over_sixty_replies() -> None:
 def test_the_judge_costs_one_call_per_reply_and_the_rules_none() -> None:
     summary = LEDGER.summary()
     assert summary.calls == 60 and {r.model for r in LEDGER.records} == {JUDGE_MODEL}
-    assert summary.cost > 0 and str(summary.cost) == "0.149064"
+    assert summary.cost > 0 and str(summary.cost) == "0.157392"
 
 
 def test_the_runs_must_line_up() -> None:

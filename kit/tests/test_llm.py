@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -224,12 +225,24 @@ def test_tool_fields_that_do_not_fit_the_role_are_refused_naming_the_field(kwarg
         Message(**kwargs)
 
 
-def test_a_response_carries_calls_exactly_when_it_stopped_for_them() -> None:
+def test_calls_come_with_any_stop_reason_but_a_tool_stop_needs_one() -> None:
     asked = LLMResponse("", "m", Usage(), TOOL_CALLS, (CALL, ToolCall("call_2", "lookup_document", "{not json")))
     assert [c.id for c in asked.tool_calls] == ["call_1", "call_2"] and asked.tool_calls[1].arguments == "{not json"
-    for stop, calls in ((TOOL_CALLS, ()), (STOP, (CALL,)), (LENGTH, [CALL])):
-        with pytest.raises(LLMInputError, match="tool_calls: a response carries calls exactly when"):
-            LLMResponse("", "m", Usage(), stop, calls)
+    for stop in (STOP, LENGTH):  # a forced call says "stop" at OpenAI, every call at Gemini; a cut call "length"
+        assert LLMResponse("", "m", Usage(), stop, [CALL]).tool_calls == (CALL,)
+    with pytest.raises(LLMInputError, match="tool_calls: stop_reason 'tool_calls' needs at least one call"):
+        LLMResponse("", "m", Usage(), TOOL_CALLS, ())
+    with pytest.raises(LLMInputError, match="refusal must be a str"):
+        LLMResponse("", "m", Usage(), STOP, (), None)  # type: ignore[arg-type]
+
+
+def test_require_complete_refuses_calls_and_refusals_even_with_stop() -> None:
+    for response, what in ((LLMResponse("", "m", Usage(), STOP, (CALL,)), "1 tool call(s)"),
+                           (LLMResponse("", "m", Usage(), STOP, (), "I can't help with that."), "a refusal")):
+        with pytest.raises(Incomplete, match=re.escape(f"sent {what}, not an answer")) as caught:
+            require_complete(response)
+        assert caught.value.stop_reason == STOP
+    assert "refusal" not in repr(LLMResponse("", "m", Usage(), STOP, (), "no"))  # the repr stays as it was
 
 
 def test_request_tokens_counts_call_arguments_and_tool_definitions_too() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 from pathlib import Path
 
@@ -462,9 +463,7 @@ def test_beta_keeps_segments_without_tools_and_sends_parts_with_them() -> None:
 
 @pytest.mark.parametrize(("decode", "body", "field"), [
     (decode_alpha, {"model": "m", "output_text": "", "finish": "tool_use", "usage": {"input_tokens": 1,
-                    "output_tokens": 0}}, "a response carries calls exactly when"),
-    (decode_alpha, {"model": "m", "output_text": "", "finish": "done", "usage": {"input_tokens": 1, "output_tokens": 0},
-                    "tool_calls": [{"id": "c", "name": "t", "arguments": "{}"}]}, "a response carries calls exactly"),
+                    "output_tokens": 0}}, "needs at least one call"),
     (decode_alpha, {"model": "m", "output_text": "", "finish": "tool_use", "usage": {"input_tokens": 1,
                     "output_tokens": 0}, "tool_calls": [{"id": "c", "name": "t", "arguments": {}}]},
      "tool_calls.0.arguments"),
@@ -472,7 +471,7 @@ def test_beta_keeps_segments_without_tools_and_sends_parts_with_them() -> None:
                     "output_tokens": 0}, "tool_calls": [{"id": "c", "name": "t", "arguments": "{}"}] * 2},
      "two calls share an id"),
     (decode_beta, {"ok": True, "engine": "m", "reply": {"parts": [], "halt": "TOOL"},
-                   "meter": {"tokens_in": 1, "tokens_out": 0}}, "a response carries calls exactly when"),
+                   "meter": {"tokens_in": 1, "tokens_out": 0}}, "needs at least one call"),
     (decode_beta, {"ok": True, "engine": "m", "reply": {"parts": [{"kind": "image"}], "halt": "END"},
                    "meter": {"tokens_in": 1, "tokens_out": 0}}, "reply.parts.0"),
     (decode_beta, {"ok": True, "engine": "m", "reply": {"parts": [], "segments": [], "halt": "END"},
@@ -487,8 +486,10 @@ def test_tool_calls_outside_the_format_are_a_malformed_response(decode, body: di
 
 @pytest.mark.parametrize(("kwargs", "problem"), [
     ({"calls": (("", {}),)}, "calls must be"), ({"calls": (("t", 5),)}, "calls must be"),
-    ({"calls": ("get_ticket",)}, "calls must be"), ({"text": None}, "text must be a str"),
-    ({"calls": (("t", {}),), "filtered": True}, "a filtered reply carries no calls"),
+    ({"calls": ("get_ticket",)}, "calls must be"), ({"text": None}, "text and refusal must be str"),
+    ({"calls": (("t", {}),), "filtered": True}, "a filtered reply or a refusal carries no calls"),
+    ({"calls": (("t", {}),), "refusal": "no"}, "a filtered reply or a refusal carries no calls"),
+    ({"reports": "done"}, "reports must be"),
 ])
 def test_a_model_reply_names_what_is_wrong(kwargs: dict, problem: str) -> None:
     with pytest.raises(ValueError, match=problem):
@@ -501,3 +502,52 @@ def test_tools_offered_and_calls_carried_count_as_input(adapter: type, server: t
                                                                                     "the policy?")], 200))
     offered = adapter(server(["Yes."])).complete(with_tools())
     assert offered.usage.input_tokens > plain.usage.input_tokens + estimate_tokens(DEFINITION)
+
+
+def test_a_valid_reply_with_calls_and_a_plain_stop_is_accepted_on_both_adapters() -> None:
+    body = {"model": "m", "output_text": "", "finish": "done", "usage": {"input_tokens": 1, "output_tokens": 0},
+            "tool_calls": [{"id": "c", "name": "t", "arguments": "{}"}]}
+    assert decode_alpha(200, json.dumps(body)).tool_calls == (ToolCall("c", "t", {}),)
+    beta = {"ok": True, "engine": "m", "reply": {"parts": [{"kind": "tool_use", "use_id": "u", "tool": "t",
+            "input": {}}], "halt": "END"}, "meter": {"tokens_in": 1, "tokens_out": 0}}
+    assert (decode_beta(200, json.dumps(beta)).stop_reason, len(decode_beta(200, json.dumps(beta)).tool_calls)) == (
+        STOP, 1)
+    for adapter, server in ((AlphaClient, FakeAlphaServer), (BetaClient, FakeBetaServer)):
+        forced = ModelReply(calls=(("get_ticket", {"ticket_id": "T-601"}),), reports=STOP)
+        response = adapter(server([forced])).complete(with_tools())
+        assert (response.stop_reason, [c.name for c in response.tool_calls]) == (STOP, ["get_ticket"])
+
+
+def test_a_call_cut_at_the_output_allowance_comes_back_with_length() -> None:
+    long_call = ModelReply(calls=(("get_ticket", {"ticket_id": "T-601"}), ("lookup_document", {"doc_id": "x" * 40})))
+    for adapter, server in ((AlphaClient, FakeAlphaServer), (BetaClient, FakeBetaServer)):
+        cut = adapter(server([long_call])).complete(dataclasses.replace(with_tools(), max_tokens=8))  # 32 characters
+        whole = adapter(server([long_call])).complete(with_tools())
+        assert (cut.stop_reason, len(cut.tool_calls), whole.stop_reason) == (LENGTH, 2, TOOL_CALLS)
+        assert cut.tool_calls[0].arguments == {"ticket_id": "T-601"} and cut.tool_calls[1].arguments in (
+            '{"doc_id":', {})  # Alpha: the 10 characters written so far; Beta: the empty object
+
+
+def test_a_refusal_reaches_the_response_on_alpha_and_is_a_policy_halt_on_beta() -> None:
+    alpha = AlphaClient(FakeAlphaServer([ModelReply(refusal="I can't help with that.")])).complete(ask())
+    beta = BetaClient(FakeBetaServer([ModelReply(refusal="I can't help with that.")])).complete(ask())
+    assert (alpha.stop_reason, alpha.refusal, alpha.text) == (STOP, "I can't help with that.", "")
+    assert (beta.stop_reason, beta.refusal) == (CONTENT_FILTER, "")
+
+
+def test_beta_puts_text_after_the_tool_results_and_refuses_text_before_them() -> None:
+    client = BetaClient(FakeBetaServer([TWO_CALLS, "Done."]))
+    first = client.complete(with_tools())
+    results = [Message("tool", "ok", tool_call_id=c.id) for c in first.tool_calls]
+    asked = Message("assistant", first.text, tool_calls=first.tool_calls)
+    request = with_tools()
+    follow = LLMRequest(request.model, (*request.messages, asked, *results, Message("user", "Be brief.")),
+                        request.max_tokens, tools=request.tools)
+    assert [p["kind"] for p in json.loads(encode_beta(follow))["turns"][-1]["parts"]] == [
+        "tool_result", "tool_result", "text"]
+    assert client.complete(follow).text == "Done."
+    body = json.loads(encode_beta(follow))
+    body["turns"][-1]["parts"].reverse()  # the text first: Anthropic's Messages API refuses this too
+    status, text = FakeBetaServer(["never"])(json.dumps(body))
+    with pytest.raises(BadRequest, match="tool_result parts must come first"):
+        decode_beta(status, text)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from evidencedesk.resilience.breaker import (
@@ -9,7 +11,9 @@ from evidencedesk.resilience.breaker import (
     COOLED,
     FAILURE,
     HALF_OPEN,
+    LATE,
     OPEN,
+    PROBE_BUSY,
     REFUSED,
     SUCCESS,
     TRANSITIONS,
@@ -93,8 +97,10 @@ def test_history_holds_every_event_with_its_time() -> None:
 
 def test_recording_while_open_is_an_error_and_ok_must_be_a_bool() -> None:
     breaker = opened(ManualClock())
-    with pytest.raises(BreakerError, match="alpha: record\\(\\) while open"):
+    with pytest.raises(BreakerError, match="alpha: no call was let through"):
         breaker.record(ok=True)
+    with pytest.raises(BreakerError, match="no call was let through"):
+        breaker.release()
     with pytest.raises(TypeError, match="ok must be a bool"):
         CircuitBreaker("beta", ManualClock()).record(1)  # type: ignore[arg-type]
 
@@ -103,7 +109,55 @@ def test_recording_while_open_is_an_error_and_ok_must_be_a_bool() -> None:
     ({"failures_to_open": 0}, "failures_to_open"), ({"failures_to_open": True}, "failures_to_open"),
     ({"failures_to_open": 2.0}, "failures_to_open"), ({"cool_down_s": 0}, "cool_down_s"),
     ({"cool_down_s": float("nan")}, "cool_down_s"), ({"cool_down_s": "30"}, "cool_down_s"),
+    ({"half_open_probes": 0}, "half_open_probes"), ({"half_open_probes": True}, "half_open_probes"),
 ])
 def test_bad_settings_are_named(settings: dict, name: str) -> None:
     with pytest.raises(ValueError, match=name):
         CircuitBreaker("alpha", ManualClock(), **settings)
+
+
+def test_half_open_admits_one_probe_and_refuses_the_rest_until_its_result() -> None:
+    clock = ManualClock()
+    breaker = opened(clock)
+    clock.advance(30.0)
+    assert [breaker.allow() for _ in range(4)] == [True, False, False, False]  # four callers at once
+    assert [c.event for c in breaker.history[-4:]] == [COOLED, PROBE_BUSY, PROBE_BUSY, PROBE_BUSY]
+    breaker.record(ok=True)  # the probe's result
+    assert breaker.state == CLOSED and breaker.allow() and breaker.allow()
+
+
+def test_a_configured_number_of_probes_and_a_released_probe_frees_its_place() -> None:
+    clock = ManualClock()
+    breaker = CircuitBreaker("alpha", clock, failures_to_open=1, cool_down_s=5.0, half_open_probes=2)
+    call(breaker, ok=False)
+    clock.advance(5.0)
+    assert [breaker.allow() for _ in range(3)] == [True, True, False]
+    breaker.release()  # one probe ends with no verdict
+    assert breaker.state == HALF_OPEN and breaker.allow()
+    breaker.record(ok=False)
+    assert breaker.state == OPEN
+    breaker.record(ok=True)  # the other probe, late: the breaker is open again and stays so
+    assert breaker.state == OPEN and breaker.history[-1].event == LATE
+
+
+def test_concurrent_callers_on_threads_get_exactly_one_probe() -> None:
+    clock = ManualClock()
+    breaker = opened(clock)
+    clock.advance(30.0)
+    callers = 16
+    start, admitted, lock = threading.Barrier(callers), [], threading.Lock()
+
+    def caller() -> None:
+        start.wait()  # all callers ask at the same moment
+        allowed = breaker.allow()
+        with lock:
+            admitted.append(allowed)
+
+    threads = [threading.Thread(target=caller) for _ in range(callers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert admitted.count(True) == 1 and admitted.count(False) == callers - 1 and breaker.in_flight == 1
+    breaker.record(ok=False)
+    assert breaker.state == OPEN and breaker.in_flight == 0

@@ -8,23 +8,31 @@ import pytest
 
 from evidencedesk.llm import LENGTH, Incomplete, LLMRequest, Message, Usage, estimate_tokens
 from evidencedesk.resilience.deadline import (
+    CHAT,
     DEADLINE,
+    ERROR_EVENT,
     ESTIMATED,
+    FAMILY_DEADLINES,
     FIRST_TOKEN_TIMEOUT,
+    MODEL_FAMILIES,
+    PARTLY,
     PROVIDER,
+    REASONING,
     Deadlines,
+    deadlines_for,
     read_stream,
 )
-from evidencedesk.resilience.stream import FakeStream, StreamClosed
+from evidencedesk.resilience.stream import NONE, SPLIT, FakeStream, StreamClosed
 from evidencedesk.usage import Ledger, ManualClock, cost_of, load_prices
 
 REQUEST = LLMRequest("small-model-1", [Message("user", "Can I return a kettle?")], max_tokens=600)
 SHORT = "Yes: an unused kettle can be returned within 30 days."
 LONG = "Here is the whole returns procedure, step by step. " * 40  # 2,040 characters: 128 pieces
 LIMITS = Deadlines(first_token_s=2.0, total_s=10.0)
+REQUEST_INPUT = 10  # llm.request_tokens(REQUEST): what the Start event reports
 
 
-def read(reply: str, limits: Deadlines = LIMITS, start: float = 0.0, **script: int) -> tuple:
+def read(reply: str, limits: Deadlines = LIMITS, start: float = 0.0, **script: object) -> tuple:
     clock = ManualClock(start)
     stream = FakeStream(REQUEST, clock, reply, ttft_s=0.8, interval_s=0.05, **script)
     return read_stream(stream, clock, limits), stream, clock
@@ -98,3 +106,41 @@ def test_a_stream_is_read_once() -> None:
 def test_bad_deadlines_are_named(first: object, total: object, name: str) -> None:
     with pytest.raises(ValueError, match=name):
         Deadlines(first, total)  # type: ignore[arg-type]
+
+
+def test_a_reasoning_model_with_hidden_thinking_is_cut_by_a_chat_first_token_limit() -> None:
+    cut, _, _ = read(SHORT, FAMILY_DEADLINES[CHAT], thinking_s=40.0)
+    whole, _, _ = read(SHORT, deadlines_for("reasoning-model-1"), thinking_s=40.0)
+    assert (cut.complete, cut.cut, cut.total_s) == (False, FIRST_TOKEN_TIMEOUT, 2.0)
+    assert whole.complete and whole.ttft_s == 40.8 and whole.answer() == SHORT
+
+
+def test_streamed_thinking_counts_as_progress_before_the_first_text() -> None:
+    limits = Deadlines(first_token_s=2.0, total_s=60.0)
+    read_, _, _ = read(SHORT, limits, thinking_s=40.0, thinking_every_s=1.0)
+    assert read_.complete and read_.thinking == 40 and read_.ttft_s == 40.8
+    stuck, _, _ = read(SHORT, limits, thinking_s=40.0, thinking_every_s=1.0, stall_after=0)
+    assert stuck.cut == FIRST_TOKEN_TIMEOUT and stuck.thinking == 0
+
+
+def test_every_model_the_kit_knows_has_a_family_and_limits() -> None:
+    assert set(MODEL_FAMILIES.values()) == set(FAMILY_DEADLINES) == {CHAT, REASONING}
+    assert FAMILY_DEADLINES[REASONING].first_token_s > FAMILY_DEADLINES[CHAT].total_s
+    with pytest.raises(ValueError, match="has no family"):
+        deadlines_for("mystery-model")
+
+
+def test_usage_comes_from_where_the_stream_sends_it() -> None:
+    split_cut, _, _ = read(LONG, Deadlines(2.0, 3.0), usage_style=SPLIT)
+    assert split_cut.counted_by == PARTLY and split_cut.usage.input_tokens == REQUEST_INPUT
+    silent, _, _ = read(SHORT, usage_style=NONE)
+    assert silent.complete and silent.counted_by == ESTIMATED and silent.usage.output_tokens == estimate_tokens(SHORT)
+
+
+def test_an_error_event_cuts_the_read_and_names_the_error() -> None:
+    failed, stream, _ = read(LONG, error_after=3)
+    assert (failed.complete, failed.cut, failed.error) == (False, ERROR_EVENT, "overloaded_error")
+    assert len(failed.chunks) == 3
+    assert failed.counted_by == ESTIMATED and stream.finished
+    with pytest.raises(Incomplete):
+        failed.answer()

@@ -16,7 +16,18 @@ from evidencedesk.llm import (
     RateLimited,
     ServerError,
 )
-from evidencedesk.resilience.failures import PROVIDER_ERRORS, handling, handling_table, retry_wait
+from evidencedesk.resilience.errors import QuotaExhausted
+from evidencedesk.resilience.failures import (
+    CONTEXT_POLICIES,
+    CONTEXT_POLICY,
+    PROVIDER_ERRORS,
+    STOP_AND_FIX,
+    ScriptedDraw,
+    full_jitter,
+    handling,
+    handling_table,
+    retry_wait,
+)
 from evidencedesk.retry import RetryPolicy
 from evidencedesk.usage import CallTimeout
 
@@ -25,7 +36,8 @@ POLICY = RetryPolicy(max_attempts=3, base_s=0.5, cap_s=4.0)
 
 def test_the_table_covers_every_provider_error_of_the_kit_once() -> None:
     kit_errors = {c for c in vars(llm).values() if isinstance(c, type) and issubclass(c, LLMError)}
-    assert set(PROVIDER_ERRORS) == kit_errors - {LLMError, llm.Incomplete}  # Incomplete is ours, not a provider's
+    # Incomplete is ours, not a provider's; QuotaExhausted is resilience's own (errors.py)
+    assert set(PROVIDER_ERRORS) == kit_errors - {LLMError, llm.Incomplete} | {QuotaExhausted}
     assert [h.code for h in handling_table()] == [c.code for c in PROVIDER_ERRORS]
 
 
@@ -36,6 +48,7 @@ def test_the_table_covers_every_provider_error_of_the_kit_once() -> None:
     (LLMTimeout, True, True, True, False),
     (MalformedResponse, False, True, True, False),
     (AuthFailed, False, True, True, True),
+    (QuotaExhausted, False, True, False, True),
     (BadRequest, False, False, False, False),
     (ContextTooLong, False, False, False, False),
 ])
@@ -63,7 +76,7 @@ def test_a_retry_is_never_sooner_than_the_provider_asked_and_never_over_the_cap(
 
 
 @pytest.mark.parametrize("error", [AuthFailed("no", "alpha"), BadRequest("no"), ContextTooLong("no"),
-                                   MalformedResponse("no")])
+                                   MalformedResponse("no"), QuotaExhausted("no credit", "openai")])
 def test_errors_that_are_not_retryable_get_no_wait(error: LLMError) -> None:
     assert retry_wait(error, 1, POLICY) is None
 
@@ -78,3 +91,31 @@ def test_a_bad_attempt_number_is_named(attempt: object) -> None:
 def test_something_that_is_not_a_kit_error_is_refused(thing: object) -> None:
     with pytest.raises(TypeError, match="must be an LLMError"):
         handling(thing)  # type: ignore[arg-type]
+
+
+def test_full_jitter_draws_a_wait_between_zero_and_the_backoff() -> None:
+    draw = ScriptedDraw([0.0, 0.5, 0.999])
+    assert [full_jitter(2.0, draw) for _ in range(4)] == [0.0, 1.0, 1.998, 0.0]  # the script starts again
+    assert draw.drawn == 4
+
+
+def test_jitter_never_waits_less_than_the_provider_asked() -> None:
+    draw = ScriptedDraw([0.1])
+    assert retry_wait(Overloaded("busy"), 2, POLICY, draw) == 0.1  # 1.0 s backoff, a tenth of it
+    assert retry_wait(RateLimited("busy", retry_after_s=1.5), 1, POLICY, draw) == 1.5
+
+
+@pytest.mark.parametrize("fractions", [[], [1.0], [-0.1], [True], ["0.5"]])
+def test_a_bad_script_of_fractions_is_named(fractions: list[object]) -> None:
+    with pytest.raises(ValueError, match="fractions"):
+        ScriptedDraw(fractions)  # type: ignore[arg-type]
+
+
+def test_a_draw_outside_zero_to_one_is_refused() -> None:
+    with pytest.raises(ValueError, match="draw"):
+        full_jitter(1.0, lambda: 1.5)
+
+
+def test_the_context_policy_is_one_named_choice_among_the_documented_ones() -> None:
+    assert CONTEXT_POLICY == STOP_AND_FIX and CONTEXT_POLICY in CONTEXT_POLICIES and len(CONTEXT_POLICIES) == 3
+    assert not handling(ContextTooLong).next_provider  # the choice the chain follows

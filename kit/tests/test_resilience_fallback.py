@@ -18,13 +18,16 @@ from evidencedesk.llm import (
     ScriptedClient,
     ServerError,
 )
-from evidencedesk.resilience.breaker import OPEN, CircuitBreaker
+from evidencedesk.resilience.breaker import CLOSED, HALF_OPEN, OPEN, CircuitBreaker
+from evidencedesk.resilience.errors import QuotaExhausted
+from evidencedesk.resilience.failures import ScriptedDraw
 from evidencedesk.resilience.fallback import (
     ANSWERED,
     BREAKER_OPEN,
     FIX_REQUEST,
     NO_PROVIDER_LEFT,
     OK,
+    PROBE_OUT,
     FallbackChain,
     Route,
 )
@@ -33,11 +36,12 @@ from evidencedesk.usage import ManualClock, load_prices
 REQUEST = LLMRequest("placeholder", [Message("user", "Can I return a kettle?")], max_tokens=200)
 
 
-def chain(alpha: list[str | LLMError], beta: list[str | LLMError]) -> tuple[FallbackChain, ManualClock]:
+def chain(alpha: list[str | LLMError], beta: list[str | LLMError],
+          draw: ScriptedDraw | None = None) -> tuple[FallbackChain, ManualClock]:
     clock = ManualClock()
     routes = [Route("alpha", ScriptedClient(alpha), "small-model-1", CircuitBreaker("alpha", clock)),
               Route("beta", ScriptedClient(beta), "large-model-1", CircuitBreaker("beta", clock))]
-    return FallbackChain(routes, clock), clock
+    return FallbackChain(routes, clock, draw=draw), clock
 
 
 def outcomes(run) -> list[tuple[str, str]]:
@@ -171,3 +175,45 @@ def test_run_names_a_request_or_budget_of_the_wrong_type() -> None:
         fallback.run("Can I return a kettle?", RunBudget())  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="budget must be a budget.RunBudget, got dict"):
         fallback.run(REQUEST, {"max_cost": "0.005"})  # type: ignore[arg-type]
+
+
+def test_an_exhausted_quota_is_never_retried_alerts_and_leaves_the_breaker_alone() -> None:
+    fallback, _ = chain([Overloaded("busy", "alpha"), ServerError("oops", "alpha"),
+                         QuotaExhausted("no credit", "alpha")], ["Sure."] * 3)
+    fallback.run(REQUEST, RunBudget())  # two failures counted against Alpha
+    breaker = fallback.routes[0].breaker
+    assert breaker.failures == 2
+    run = fallback.run(REQUEST, RunBudget())
+    assert outcomes(run) == [("alpha", "quota_exhausted"), ("beta", OK)] and len(run.alerts) == 1
+    assert "quota_exhausted" in run.alerts[0] and run.attempts[0].then == "next provider"
+    assert (breaker.state, breaker.failures, breaker.in_flight) == (CLOSED, 2, 0)  # not counted, not left out
+
+
+def test_the_chain_waits_a_jittered_backoff_when_given_a_draw() -> None:
+    fallback, clock = chain([Overloaded("busy", "alpha"), "Yes."], [], draw=ScriptedDraw([0.2]))
+    run = fallback.run(REQUEST, RunBudget())
+    assert [a.then for a in run.attempts] == ["wait 0.10 s, retry", ANSWERED] and clock() == 0.1
+
+
+def test_a_half_open_breaker_with_its_probe_out_skips_the_provider() -> None:
+    fallback, clock = chain(["Yes."], ["Sure."])
+    breaker = fallback.routes[0].breaker
+    for _ in range(3):
+        breaker.allow()
+        breaker.record(ok=False)
+    clock.advance(30.0)
+    assert breaker.allow()  # another caller's probe, still out
+    run = fallback.run(REQUEST, RunBudget())
+    assert outcomes(run) == [("alpha", PROBE_OUT), ("beta", OK)] and breaker.state == HALF_OPEN
+
+
+def test_a_budget_refusal_gives_the_breaker_its_place_back() -> None:
+    fallback, clock = chain(["Yes."], [])
+    breaker = fallback.routes[0].breaker
+    for _ in range(3):
+        breaker.allow()
+        breaker.record(ok=False)
+    clock.advance(30.0)
+    run = fallback.run(REQUEST, RunBudget(max_cost=Decimal("0.000001")))
+    assert run.reason == COST_BUDGET and breaker.state == HALF_OPEN and breaker.in_flight == 0
+    assert breaker.allow()  # the probe's place is free for the next call

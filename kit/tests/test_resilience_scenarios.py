@@ -22,6 +22,7 @@ from evidencedesk.resilience.scenarios import (
     lab,
     load_rows,
     run_row,
+    run_stream_row,
 )
 
 # what the course page shows: id -> (reason, answered by, attempts, alerts)
@@ -31,12 +32,49 @@ EXPECTED = {
     "r07": ("answered", "beta", 2, 0), "r08": ("fix_request", "", 1, 0), "r09": ("cost_budget", "", 3, 0),
     "r10": ("answered", "beta", 2, 0), "r11": ("answered", "beta", 2, 0), "r12": ("answered", "alpha", 1, 0),
     "r13": ("answered", "beta", 2, 0), "r14": ("no_provider_left", "", 4, 0),
+    "r15": ("answered", "beta", 2, 1), "r16": ("answered", "beta", 2, 1), "r17": ("answered", "beta", 3, 0),
+    "r18": ("answered", "beta", 2, 0),
 }
-ROWS = {row["id"]: row for row in load_rows()}
+# the streamed rows: id -> (complete, cut, counted_by)
+STREAMED = {
+    "r19": (False, "first_token_timeout", "estimated"), "r20": (True, "", "provider"), "r21": (True, "", "provider"),
+    "r22": (False, "error_event", "provider input, estimated output"), "r23": (True, "", "estimated"),
+}
+ALL_ROWS = {row["id"]: row for row in load_rows()}
+ROWS = {row_id: row for row_id, row in ALL_ROWS.items() if "stream" not in row}  # the chain runs
 
 
-def test_table_has_the_fourteen_rows_in_order() -> None:
-    assert list(ROWS) == list(EXPECTED) and all(row["why"] for row in ROWS.values())
+def test_table_has_the_twenty_three_rows_in_order() -> None:
+    assert list(ALL_ROWS) == list(EXPECTED) + list(STREAMED) and all(row["why"] for row in ALL_ROWS.values())
+
+
+@pytest.mark.parametrize("row_id", list(STREAMED))
+def test_streamed_row_reads_as_the_page_shows(row_id: str) -> None:
+    read = run_stream_row(ALL_ROWS[row_id])
+    assert (read.complete, read.cut, read.counted_by) == STREAMED[row_id] and check_row(ALL_ROWS[row_id]) == []
+
+
+def test_a_row_runs_by_its_own_kind_only() -> None:
+    with pytest.raises(ValueError, match="streamed row"):
+        run_row(ALL_ROWS["r19"])
+    with pytest.raises(ValueError, match="chain row"):
+        run_stream_row(ALL_ROWS["r01"])
+
+
+def test_an_exhausted_quota_leaves_the_breaker_count_alone() -> None:
+    _, chain = run_row(ROWS["r16"])
+    assert chain.routes[0].breaker.failures == 2 and chain.routes[0].breaker.in_flight == 0
+
+
+def test_jitter_changes_when_the_retry_starts_not_what_happens() -> None:
+    plain, jittered = run_row(ROWS["r04"])[0], run_row(ROWS["r17"])[0]
+    assert attempts_of(plain) == attempts_of(jittered)
+    assert (round(plain.attempts[-1].at_s, 2), round(jittered.attempts[-1].at_s, 2)) == (1.9, 1.55)
+
+
+def test_check_row_names_a_streamed_mismatch() -> None:
+    row = {**ALL_ROWS["r20"], "expect_stream": {**ALL_ROWS["r20"]["expect_stream"], "ttft_s": 1.0}}
+    assert check_row(row) == ["r20 ttft_s: expected 1.0, got 40.8"]
 
 
 @pytest.mark.parametrize("row_id", list(EXPECTED))
@@ -106,6 +144,10 @@ def good_line() -> dict:
     ({"expect": {"reason": "answered", "answered_by": "", "attempts": ["alpha:ok"], "alerts": 0,
                  "alpha_breaker": "ajar"}}, "expect.alpha_breaker"),
     ({"id": "s01"}, "id"),
+    ({"beta": ["quota"]}, "beta"),
+    ({"stream": {"model": "small-model-1"}}, "row"),  # a stream with a chain's expect
+    ({"stream": {"model": "small-model-1", "usage_style": "last"}, "expect": None,
+      "expect_stream": {"complete": True, "cut": "", "counted_by": "provider", "ttft_s": 0.8}}, "stream.usage_style"),
     ({"colour": "red"}, "colour"),
 ])
 def test_bad_rows_name_line_and_field(tmp_path: Path, change: dict, field: str) -> None:

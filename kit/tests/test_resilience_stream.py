@@ -5,7 +5,19 @@ from __future__ import annotations
 import pytest
 
 from evidencedesk.llm import LENGTH, STOP, LLMRequest, Message, Usage
-from evidencedesk.resilience.stream import CHUNK_CHARS, Delta, FakeStream, Final, StreamClosed
+from evidencedesk.resilience.stream import (
+    AT_END,
+    CHUNK_CHARS,
+    NONE,
+    SPLIT,
+    Delta,
+    ErrorEvent,
+    FakeStream,
+    Final,
+    Start,
+    StreamClosed,
+    Thinking,
+)
 from evidencedesk.usage import ManualClock
 
 REQUEST = LLMRequest("small-model-1", [Message("user", "Can I return a kettle?")], max_tokens=100)
@@ -91,3 +103,52 @@ def test_bad_arguments_are_named(arguments: dict, name: str) -> None:
 def test_a_bad_wait_is_named(wait: object) -> None:
     with pytest.raises(ValueError, match="wait_s"):
         FakeStream(REQUEST, ManualClock(), REPLY, 0.8, 0.05).read(wait)  # type: ignore[arg-type]
+
+
+def _req(max_tokens: int = 600) -> LLMRequest:
+    return LLMRequest("small-model-1", [Message("user", "Can I return a kettle?")], max_tokens=max_tokens)
+
+
+def _drain(stream: FakeStream) -> list[object]:
+    events = []
+    while not stream.finished:
+        event = stream.read(1000.0)
+        if event is None:
+            break
+        events.append(event)
+    return events
+
+
+def test_usage_styles_put_the_usage_where_each_provider_does() -> None:
+    at_end = _drain(FakeStream(_req(), ManualClock(), "Yes.", 0.8, 0.05, usage_style=AT_END))
+    split = _drain(FakeStream(_req(), ManualClock(), "Yes.", 0.8, 0.05, usage_style=SPLIT))
+    none = _drain(FakeStream(_req(), ManualClock(), "Yes.", 0.8, 0.05, usage_style=NONE))
+    assert isinstance(at_end[-1], Final) and at_end[-1].usage is not None
+    assert isinstance(split[0], Start) and split[0].input_tokens == at_end[-1].usage.input_tokens
+    assert isinstance(none[-1], Final) and none[-1].usage is None
+
+
+def test_hidden_thinking_delays_the_first_text_and_streamed_thinking_shows_progress() -> None:
+    hidden = _drain(FakeStream(_req(), ManualClock(), "Yes.", 0.8, 0.05, thinking_s=20.0))
+    shown = _drain(FakeStream(_req(), ManualClock(), "Yes.", 0.8, 0.05, thinking_s=20.0, thinking_every_s=5.0))
+    assert isinstance(hidden[0], Delta) and hidden[0].at_s == 20.8
+    assert [e.at_s for e in shown if isinstance(e, Thinking)] == [0.8, 5.8, 10.8, 15.8]
+    assert [e for e in shown if isinstance(e, Delta)][0].at_s == 20.8
+
+
+def test_an_error_event_ends_a_stream_that_began_well() -> None:
+    stream = FakeStream(_req(), ManualClock(), "x" * 64, 0.8, 0.05, error_after=2)
+    events = _drain(stream)
+    assert [type(e) for e in events] == [Delta, Delta, ErrorEvent] and events[-1].name == "overloaded_error"
+    assert events[-1].at_s == 0.9 and stream.finished
+    with pytest.raises(StreamClosed):
+        stream.read(1.0)
+
+
+@pytest.mark.parametrize("settings, name", [
+    ({"usage_style": "last"}, "usage_style"), ({"thinking_s": -1}, "thinking_s"),
+    ({"thinking_every_s": 0}, "thinking_every_s"), ({"error_after": -1}, "error_after"),
+])
+def test_bad_new_settings_are_named(settings: dict[str, object], name: str) -> None:
+    with pytest.raises(ValueError, match=name):
+        FakeStream(_req(), ManualClock(), "Yes.", 0.8, 0.05, **settings)  # type: ignore[arg-type]

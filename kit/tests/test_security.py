@@ -172,6 +172,36 @@ def test_redact_log_removes_keys_secrets_and_addresses(text: str, expected: str)
     assert redact_log(text) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("sent to kwame%40example.org", "sent to [redacted]"),  # percent-encoded, as in a logged URL
+        ("GET /unsubscribe?to=kwame%40example%2Eorg&x=1", "GET /unsubscribe?to=[redacted]&x=1"),
+        ("from kwame&#64;example.org", "from [redacted]"),  # HTML character references
+        ("from kwame&#x40;example.org and lena&commat;example.org", "from [redacted] and [redacted]"),
+        ("write to kwame [at] example [dot] org", "write to [redacted]"),
+        ("write to kwame (AT) mail (dot) example (dot) org.", "write to [redacted]."),
+        ("write to kwame＠example．org", "write to [redacted]"),  # fullwidth: the visible form folds it
+        ("look at [the] box", "look at [the] box"),  # brackets alone are no address
+        ("50%40 off", "50%40 off"),  # a percent sign and digits, no domain after them
+    ],
+)
+def test_redact_log_removes_addresses_in_common_encodings(text: str, expected: str) -> None:
+    assert redact_log(text) == expected
+    assert ("email" in personal_data(text)) == (expected != text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a3dhbWVAZXhhbXBsZS5vcmc=",  # base64 of an address: not readable, not found
+        "kwame at example dot org",  # bare words
+    ],
+)
+def test_redact_log_documents_what_it_does_not_catch(text: str) -> None:
+    assert redact_log(text) == text and personal_data(text) == []
+
+
 @pytest.mark.parametrize("function", [injection_signals, personal_data, redact_log, visible, SECRET.search])
 def test_text_helpers_reject_non_text(function) -> None:
     with pytest.raises(TypeError, match="text"):

@@ -5,7 +5,8 @@ is the JSON schema pydantic makes from the tool's argument model (model_json_sch
 is told and what tools.ToolRegistry checks are one schema. offered() gives a task only the definitions of
 the tools its policy allows, so a model is not told of the others; it can still name one (a guess, or
 text injected into its context asks for it), and the gate refuses that call. Each adapter (providers.py) turns a definition into its
-provider's format. Left out: descriptions tuned for a model, and tool choice settings ("must call").
+provider's format. Left out: descriptions tuned for a model, tool choice settings ("must call"), and a provider's strict flag
+(OpenAI's and Anthropic's strict: true constrain arguments to the schema; the gate checks them anyway).
 """
 
 from __future__ import annotations

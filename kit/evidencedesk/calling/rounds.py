@@ -1,16 +1,18 @@
 """Tool-call rounds: every call of a reply answered through the gate, in order, until the model stops.
 
-A reply that stops with TOOL_CALLS may hold several calls. answer_calls() sends each through
-gate.ToolGate.run (allowlist, size, schema, call limits, write grant and approval), in the order the
-model wrote them, and answers each with its own "tool" message, whatever the gate decided: a refusal
-or bad arguments come back as an error result the model can read ("error invalid_arguments: ..."),
-never as an exception. A result enters the conversation as untrusted data: its text (tools.result_text,
-clipped) inside a block tagged with its source, tool:<name>:<call id> (context.render_untrusted), and
-checked for injection signals (security.injection_signals) so that a log can flag it. run_rounds() asks
-the model again after each round, until it stops with STOP (its text is the answer), or with LENGTH or
-CONTENT_FILTER (refused as incomplete: a cut or withheld reply is not an answer), or until max_rounds
-model calls. Left out: running calls concurrently (they run one after another, in call order), retries,
-budgets (budget.py wraps the client), and the step-by-step agent of the agent/ subpackage.
+A reply may hold several calls, and the calls decide, not the stop reason: real providers also send calls with
+"stop" (OpenAI's finish_reason for a call forced by tool_choice; Gemini's STOP for every call). answer_calls()
+sends each through gate.ToolGate.run (allowlist, size, schema, call limits, write grant and approval), in the
+order the model wrote them, and answers each with its own "tool" message, whatever the gate decided: a refusal
+or bad arguments come back as an error result the model can read ("error invalid_arguments: ..."), never as an
+exception. A result enters the conversation as untrusted data: its text (tools.result_text, clipped) inside a
+block tagged with its source, tool:<name>:<call id> (context.render_untrusted), and checked for injection
+signals (security.injection_signals) so that a log can flag it. next_step() reads a reply in a fixed order:
+withheld (CONTENT_FILTER) or refused first, then LENGTH (with calls: TRUNCATED, and no call of it runs, since
+the last one was cut mid-arguments; without: INCOMPLETE), then calls (run them, whatever the stop reason),
+then STOP (the answer). run_rounds() asks the model again after each round of calls, until another step ends
+it, or until max_rounds model calls. Left out: running calls concurrently (they run one after another, in call
+order), retries, budgets (budget.py wraps the client), and the step-by-step agent of the agent/ subpackage.
 """
 
 from __future__ import annotations
@@ -21,14 +23,17 @@ from dataclasses import dataclass
 
 from evidencedesk.context import ContextPart, render_untrusted
 from evidencedesk.gate import ToolGate
-from evidencedesk.llm import CONTENT_FILTER, LENGTH, STOP, TOOL_CALLS, LLMClient, LLMRequest, Message, ToolCall
+from evidencedesk.llm import CONTENT_FILTER, LENGTH, LLMClient, LLMRequest, LLMResponse, Message, ToolCall
 from evidencedesk.security import injection_signals
 from evidencedesk.tools import ToolResult, clip, result_text
 
-ANSWERED = "answered"  # the model stopped by itself (STOP): its text is the answer
+ANSWERED = "answered"  # the model stopped by itself (STOP) without calls: its text is the answer
 INCOMPLETE = "incomplete"  # the reply was cut at max_tokens or withheld by the content filter: no answer
+TRUNCATED = "truncated"  # calls cut at max_tokens (LENGTH): never run, not even the whole ones before the cut
+REFUSED = "refused"  # the model declined (a refusal the provider reports apart from the text)
 ROUND_LIMIT = "round_limit"  # max_rounds model calls, and the model still asked for tools
-REASONS = (ANSWERED, INCOMPLETE, ROUND_LIMIT)
+REASONS = (ANSWERED, INCOMPLETE, TRUNCATED, REFUSED, ROUND_LIMIT)
+RUN_CALLS = "run_calls"  # next_step: answer every call through the gate and ask again
 MAX_ROUNDS = 4  # model calls per question, by default
 NOT_IN_A_TAG = re.compile(r"[^A-Za-z0-9_-]")  # a model-written name or id keeps only these in a source tag
 
@@ -99,15 +104,33 @@ def answer_calls(calls: tuple[ToolCall, ...], gate: ToolGate, task: str, run_id:
     return answered
 
 
+def next_step(response: LLMResponse) -> str:
+    """What a reply asks for: RUN_CALLS, or how the question ends (ANSWERED, INCOMPLETE, TRUNCATED, REFUSED).
+
+    By presence of calls, not by stop reason alone. Order: CONTENT_FILTER -> INCOMPLETE; a refusal ->
+    REFUSED; LENGTH -> TRUNCATED with calls (the last call was cut mid-arguments; none runs), INCOMPLETE
+    without; calls -> RUN_CALLS (with TOOL_CALLS or STOP); STOP -> ANSWERED.
+    Args: response (LLMResponse). Returns: str.
+    Example: next_step(LLMResponse("", "m", Usage(), STOP, (call,))) -> "run_calls"
+    """
+    if response.stop_reason == CONTENT_FILTER:
+        return INCOMPLETE
+    if response.refusal:
+        return REFUSED
+    if response.stop_reason == LENGTH:
+        return TRUNCATED if response.tool_calls else INCOMPLETE
+    return RUN_CALLS if response.tool_calls else ANSWERED
+
+
 def run_rounds(client: LLMClient, request: LLMRequest, gate: ToolGate, task: str, run_id: str, caller: str,
                max_rounds: int = MAX_ROUNDS) -> Rounds:
     """Ask, answer every tool call through the gate, ask again: until the model stops, or max_rounds calls.
 
     Args: client (LLMClient); request (LLMRequest: the question and the tools offered); gate (ToolGate);
     task, run_id, caller (str, for the gate); max_rounds (int, model calls, >= 1).
-    Returns: Rounds with reason ANSWERED (stop), INCOMPLETE (length or content_filter: nothing is answered)
-    or ROUND_LIMIT. Raises: ValueError naming max_rounds; the client's LLMError (a refused request
-    included) as it is.
+    Returns: Rounds with reason ANSWERED, INCOMPLETE (cut or withheld text), TRUNCATED (calls cut at
+    max_tokens: none ran), REFUSED, or ROUND_LIMIT (see next_step).
+    Raises: ValueError naming max_rounds; the client's LLMError (a refused request included) as it is.
     Example: run_rounds(client, request, gate, "triage", "run-1", "kwame").reason -> "answered"
     """
     if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:
@@ -115,13 +138,12 @@ def run_rounds(client: LLMClient, request: LLMRequest, gate: ToolGate, task: str
     messages, done = list(request.messages), []
     for number in range(1, max_rounds + 1):
         response = client.complete(dataclasses.replace(request, messages=tuple(messages)))
-        if response.stop_reason in (STOP, LENGTH, CONTENT_FILTER):
+        step = next_step(response)
+        if step != RUN_CALLS:  # answered, or cut, truncated, withheld or refused: nothing of it runs
             done.append(Round(number, response.stop_reason))
-            if response.stop_reason == STOP:
-                return Rounds(ANSWERED, response.text, tuple(done), tuple(messages))
-            return Rounds(INCOMPLETE, "", tuple(done), tuple(messages))  # cut or withheld: not an answer
-        answered = answer_calls(response.tool_calls, gate, task, run_id, caller)  # stop_reason is TOOL_CALLS
+            return Rounds(step, response.text if step == ANSWERED else "", tuple(done), tuple(messages))
+        answered = answer_calls(response.tool_calls, gate, task, run_id, caller)
         messages += [Message("assistant", response.text, tool_calls=response.tool_calls), *(m for _, m in answered)]
-        done.append(Round(number, TOOL_CALLS, response.tool_calls, tuple(r.code for r, _ in answered),
+        done.append(Round(number, response.stop_reason, response.tool_calls, tuple(r.code for r, _ in answered),
                           tuple(tuple(injection_signals(result_text(r))) for r, _ in answered)))
     return Rounds(ROUND_LIMIT, "", tuple(done), tuple(messages))

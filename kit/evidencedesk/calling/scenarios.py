@@ -97,12 +97,15 @@ class Call(BaseModel):
 
 
 class Step(BaseModel):
-    """One scripted reply: text, calls, or a reply withheld by the content filter."""
+    """One scripted reply: text, calls, a refusal, or a reply withheld by the content filter; reports is
+    the kit stop reason the provider reports instead of its usual one (providers.ModelReply)."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
     text: str = ""
     calls: list[Call] = Field(default_factory=list)
     filtered: bool = False
+    refusal: str = ""
+    reports: Literal["", "stop", "length", "tool_calls", "content_filter"] = ""
 
 
 class Expect(BaseModel):
@@ -166,8 +169,8 @@ def run_scenario(row: dict[str, Any]) -> dict[str, Any]:
     Example: run_scenario(load_scenarios()[0])["outcome"] -> "answered"
     """
     s = Scenario.model_validate(row)
-    script = [ModelReply(step.text, tuple((c.tool, c.arguments) for c in step.calls), step.filtered)
-              for step in s.script]
+    script = [ModelReply(step.text, tuple((c.tool, c.arguments) for c in step.calls), step.filtered, step.refusal,
+                         step.reports) for step in s.script]
     client, server = client_for(s.provider, script)
     gate, outbox = lab_gate(s.grant)
     tools = offered(gate.registry, gate.policy, s.task) if s.kind != "structured" else ()

@@ -1,16 +1,19 @@
 """Structured output: a JSON reply checked against a pydantic model, repaired once at most, else refused by name.
 
-ask_structured() asks for one JSON object. With native=True the schema goes as the request's
-response_format (Alpha has a field for it); otherwise it goes into the instructions (Beta has none).
-Either way the reply is checked in code: a reply that did not end by itself (llm.require_complete: cut at
-max_tokens, withheld, or a tool call) is refused as INCOMPLETE at once, since the same allowance would
-cut a repair too; text that is not strict JSON (strictjson.parse_json) is INVALID_JSON; JSON that does
-not fit the model is SCHEMA_MISMATCH. The first two failures get exactly one repair request: the
-original request plus a message listing the problems (MAX_PROBLEMS at most, each clipped), which name
-the field and the rule broken and never repeat a value from the reply, nor the reply itself. A second
-failure raises OutputRefused with its code and the attempts made. Left out: constrained decoding (a
-provider's strict mode makes a mismatch rarer, never impossible: a cut reply is still cut), streaming,
-and retries of provider errors (retry.py).
+ask_structured() asks for one JSON object. With native=True the schema goes as the request's response_format
+(Alpha has a field for it); otherwise it goes into the instructions (Beta has none). Either way the reply is
+checked in code: a refusal (the provider's refusal field, or a reply its content policy withheld) is REFUSED
+at once, with no repair, since asking again for what was declined is not a repair; a reply that is not a whole
+answer (llm.require_complete: cut at max_tokens, or tool calls) is refused as INCOMPLETE at once, since the
+same allowance would cut a repair too; text that is not strict JSON (strictjson.parse_json) is INVALID_JSON;
+JSON that does not fit the model is SCHEMA_MISMATCH. The first two failures get exactly one repair request:
+the original request plus a message listing the problems (MAX_PROBLEMS at most, each clipped), which name the
+field and the rule broken and never repeat a value from the reply, nor the reply itself. A second failure
+raises OutputRefused with its code and the attempts made. Sending the bad reply itself back with the errors
+(Instructor's "re-ask") is a reasonable alternative with other costs (the reply's tokens again, and whatever
+it holds enters the context); this module sends only the problems. Left out: constrained decoding (a
+provider's strict mode makes a mismatch rarer, never impossible: a cut reply is still cut), streaming, and
+retries of provider errors (retry.py).
 """
 
 from __future__ import annotations
@@ -23,15 +26,25 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from evidencedesk.llm import TEXT, Incomplete, LLMClient, LLMRequest, LLMResponse, Message, require_complete
+from evidencedesk.llm import (
+    CONTENT_FILTER,
+    TEXT,
+    Incomplete,
+    LLMClient,
+    LLMRequest,
+    LLMResponse,
+    Message,
+    require_complete,
+)
 from evidencedesk.strictjson import parse_json
 from evidencedesk.tools import clip
 
 OK = "ok"
 INVALID_JSON = "invalid_json"  # the reply is not one strict JSON value
 SCHEMA_MISMATCH = "schema_mismatch"  # JSON, but not what the model describes
-INCOMPLETE = "incomplete"  # the reply did not end by itself: cut at max_tokens, withheld, or a tool call
-CODES = (INVALID_JSON, SCHEMA_MISMATCH, INCOMPLETE)
+INCOMPLETE = "incomplete"  # the reply is not a whole answer: cut at max_tokens, or tool calls
+REFUSED = "refused"  # the model declined (a refusal field) or the provider withheld the reply (content_filter)
+CODES = (INVALID_JSON, SCHEMA_MISMATCH, INCOMPLETE, REFUSED)
 MAX_REPAIRS = 1  # repair requests after the first reply: one, never more
 MAX_PROBLEMS = 5  # problems listed in a repair request
 PROBLEM_CHARS = 120  # characters of each problem
@@ -94,10 +107,14 @@ def check_reply(response: LLMResponse, model: type[BaseModel]) -> tuple[BaseMode
 
     Example: check_reply(LLMResponse("{}", "m"), TicketTriage)[1] -> "schema_mismatch"
     """
+    if response.refusal or response.stop_reason == CONTENT_FILTER:
+        return None, REFUSED, [f"reply: declined (stop_reason {response.stop_reason}, refusal given: "
+                               f"{bool(response.refusal)})"]
     try:
         require_complete(response)
     except Incomplete:
-        return None, INCOMPLETE, [f"reply: did not end by itself (stop_reason {response.stop_reason})"]
+        what = "tool calls, not an answer" if response.tool_calls else "did not end by itself"
+        return None, INCOMPLETE, [f"reply: {what} (stop_reason {response.stop_reason})"]
     try:
         data = parse_json(response.text)
     except (TypeError, ValueError):
@@ -125,7 +142,7 @@ def ask_structured(client: LLMClient, request: LLMRequest, model: type[BaseModel
 
     Args: client (LLMClient); request (LLMRequest: the question); model (pydantic model class);
     native (bool: send the schema as response_format, for a provider that takes one).
-    Returns: Structured(value, attempts). Raises: OutputRefused (INCOMPLETE at once, after 1 attempt; the
+    Returns: Structured(value, attempts). Raises: OutputRefused (INCOMPLETE or REFUSED at once; the
     other codes after 1 + MAX_REPAIRS attempts); the client's LLMError as it is.
     Example: ask_structured(client, request, TicketTriage, native=True).value.category
     """
@@ -134,7 +151,7 @@ def ask_structured(client: LLMClient, request: LLMRequest, model: type[BaseModel
         value, code, problems = check_reply(client.complete(asked), model)
         if value is not None:
             return Structured(value, attempt)
-        if code == INCOMPLETE or attempt > MAX_REPAIRS:
+        if code in (INCOMPLETE, REFUSED) or attempt > MAX_REPAIRS:
             raise OutputRefused(code, attempt, tuple(problems))
         asked = dataclasses.replace(asked, messages=(*asked.messages, repair_message(problems)))
     raise AssertionError("unreachable: the loop returns or raises")  # for type checkers

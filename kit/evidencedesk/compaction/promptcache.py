@@ -9,8 +9,10 @@ replays a stored answer and calls no model at all. PrefixCache is the invented p
 stores the prefix that ends at each block boundary once that prefix holds at least MIN_PREFIX_TOKENS, and
 an entry expires CACHE_TTL_S seconds after it was last written or read, on a ManualClock. CachingProvider
 wraps a model client as that provider, and reports the cached tokens in the response's usage.
-Both numbers are invented. Left out: each real provider's own rule (its minimum, lifetime, prices and
-where a prefix may end; some charge extra to write an entry), routing, and the latency a hit saves.
+Each read also says how many tokens it wrote into the cache (written_tokens): a provider that bills a
+write above the input price charges those (cachewrites.py). Both numbers are invented. Left out: each
+real provider's own rule (its minimum, lifetime, prices and where a prefix may end), routing, a cache
+shared beyond one organisation, and the latency a hit saves.
 """
 
 from __future__ import annotations
@@ -94,15 +96,18 @@ def prefix_blocks(request: LLMRequest) -> list[Block]:
 @dataclass(frozen=True)
 class CacheRead:
     """What the provider's cache did for one request: outcome (one of OUTCOMES), input_tokens (int, tokens of
-    the whole request), cached_tokens (int, tokens read from the cache, 0 unless HIT), at (float, seconds).
+    the whole request), cached_tokens (int, tokens read from the cache, 0 unless HIT), at (float, seconds),
+    written_tokens (int, tokens after the cached part that this request wrote into the cache; 0 when
+    nothing new was stored).
 
-    Example: CacheRead("hit", 410, 384, 12.0)
+    Example: CacheRead("hit", 410, 384, 12.0, 26)
     """
 
     outcome: str
     input_tokens: int
     cached_tokens: int
     at: float
+    written_tokens: int = 0
 
 
 class PrefixCache:
@@ -137,10 +142,12 @@ class PrefixCache:
         if total < self.min_tokens:
             return CacheRead(TOO_SHORT, total, 0, now)
         cached = max((b.end for b in blocks if b.digest in self._expires), default=0)
+        new = [b.end for b in blocks if b.end >= self.min_tokens and b.digest not in self._expires]
+        written = max(0, max(new, default=cached) - cached)  # how far past the cached part the new entries reach
         for block in blocks:
             if block.end >= self.min_tokens:
                 self._expires[block.digest] = now + self.ttl_s  # written, or its lifetime renewed by this read
-        return CacheRead(HIT if cached else MISS, total, cached, now)
+        return CacheRead(HIT if cached else MISS, total, cached, now, written)
 
 
 class CachingProvider:

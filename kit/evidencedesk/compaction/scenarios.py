@@ -7,17 +7,21 @@ the tool definitions. kit/data/compaction/scenarios.jsonl holds one row per line
 calls when the row gives one), "clip" (the run's six observations through clip_old), "summary" (the four
 older observations through a Summariser over a ScriptedClient that replies with the row's text), "budget"
 (compact under a budget, with the same scripted summariser) and "run" (steps.run_steps with a Setup: its
-answer). check_row() says how a run differs from its row. Left out: real providers, models and prices.
+answer). A cache row may also expect the tokens each call wrote and the cost under a 5-minute write premium
+(cachewrites.py), as when a wait longer than the cache's lifetime makes the next call write again.
+check_row() says how a run differs from its row. Left out: real providers, models and prices.
 """
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from evidencedesk.calling.definitions import offered
+from evidencedesk.compaction.cachewrites import WRITE_SHARE_5M, cost_with_writes
 from evidencedesk.compaction.history import (
     LEVELS,
     Clipped,
@@ -85,11 +89,19 @@ class _Row(BaseModel):
 
 
 class CacheExpect(BaseModel):
-    """What a cache row expects: each call's outcome, and (optionally) the calls' total cost in credits."""
+    """What a cache row expects: each call's outcome, and optionally the calls' total cost in credits (a plain
+    decimal string), the tokens each call wrote to the cache (written), and the total cost when writes cost
+    cachewrites.WRITE_SHARE_5M times the input price (cost_5m, a plain decimal string).
+
+    Raises: pydantic.ValidationError naming the field.
+    Example: CacheExpect(outcomes=["miss", "hit"], written=[384, 0])
+    """
 
     model_config = ConfigDict(extra="forbid", strict=True)
     outcomes: list[Literal["hit", "miss", "too_short"]] = Field(min_length=1)
     cost: str | None = Field(default=None, pattern=PLAIN_DECIMAL)
+    written: list[int] | None = None
+    cost_5m: str | None = Field(default=None, pattern=PLAIN_DECIMAL)
 
 
 class CacheRow(_Row):
@@ -110,6 +122,13 @@ class CacheRow(_Row):
 
 
 class ClipExpect(BaseModel):
+    """What a clip row expects: the ids of the observations kept whole and of those clipped (lists of str, in
+    order), and how many clipped texts end with the marker (markers, int >= 0).
+
+    Raises: pydantic.ValidationError naming the field.
+    Example: ClipExpect(whole=["o5", "o6"], clipped=["o1"], markers=1)
+    """
+
     model_config = ConfigDict(extra="forbid", strict=True)
     whole: list[str]
     clipped: list[str]
@@ -126,6 +145,13 @@ class ClipRow(_Row):
 
 
 class SummaryExpect(BaseModel):
+    """What a summary row expects: the summary's source tag (str), the role of the message it becomes (a user
+    message, never the system's), and the names of its injection signals (list of str, in order).
+
+    Raises: pydantic.ValidationError naming the field.
+    Example: SummaryExpect(source="summary:o1,o2,o3,o4", role="user", signals=[])
+    """
+
     model_config = ConfigDict(extra="forbid", strict=True)
     source: str
     role: Literal["user", "system", "assistant", "tool"]
@@ -141,6 +167,12 @@ class SummaryRow(_Row):
 
 
 class BudgetExpect(BaseModel):
+    """What a budget row expects: the level compact() chose, one of history.LEVELS, or OVER_BUDGET when it
+    raised OverBudget.
+
+    Raises: pydantic.ValidationError naming level when it is not one of those. Example: BudgetExpect(level="clipped")
+    """
+
     model_config = ConfigDict(extra="forbid", strict=True)
     level: str
 
@@ -162,6 +194,11 @@ class BudgetRow(_Row):
 
 
 class RunExpect(BaseModel):
+    """What a run row expects: the run's final answer (str) and how many model calls it made (steps, int >= 1).
+
+    Raises: pydantic.ValidationError naming the field. Example: RunExpect(answer="T-601: open; T-602: open.", steps=7)
+    """
+
     model_config = ConfigDict(extra="forbid", strict=True)
     answer: str
     steps: int = Field(ge=1)
@@ -219,6 +256,12 @@ def run_row(row: dict[str, Any]) -> dict[str, Any]:
         got: dict[str, Any] = {"outcomes": [read.outcome for read in provider.reads]}
         if r.expect.cost is not None:
             got["cost"] = str(ledger.summary().cost)
+        if r.expect.written is not None:
+            got["written"] = [read.written_tokens for read in provider.reads]
+        if r.expect.cost_5m is not None:
+            pairs = zip(ledger.records, provider.reads, strict=True)
+            got["cost_5m"] = str(sum((cost_with_writes(rec, read.written_tokens, ledger.table, WRITE_SHARE_5M)
+                                      for rec, read in pairs), Decimal(0)))
         return got
     if isinstance(r, ClipRow):
         items = clip_old(_observations(), r.keep_last, r.clip_tokens)

@@ -8,8 +8,8 @@ a split at least as uneven as the one seen, computed exactly with integers (Q. M
 sampling error of the difference between correlated proportions or percentages", Psychometrika 12(2),
 1947, gave the test in its chi-square form; this is its exact, binomial form). A small p-value says
 such a split is rare when the two are equally good; it says nothing about cases unlike these, and a
-large one does not show that they are equal. Left out: more than two configurations, multiple-testing
-corrections, and intervals for the difference.
+large one does not show that they are equal. Left out: more than two configurations, several samples per
+case (samples.py), and intervals for the difference; the correction for several tests is multiple.py's.
 """
 
 from __future__ import annotations

@@ -9,12 +9,18 @@ the two raters' shares multiplied). 1 is perfect agreement, 0 is what chance giv
 than chance. Source: J. Cohen, "A Coefficient of Agreement for Nominal Scales", Educational and
 Psychological Measurement 20(1), 37-46, 1960. Computed in exact fractions, so a value worked out by hand
 compares exactly. Kappa is undefined (None) when p_e is 1: both raters give one and the same label to
-every item. Left out: weighted kappa for ordered labels, more than two raters (Fleiss), and an interval
-for kappa.
+every item. kappa_interval() gives kappa its large-sample standard error and a normal interval: the
+standard error of J. L. Fleiss, J. Cohen and B. S. Everitt, "Large sample standard errors of kappa and
+weighted kappa", Psychological Bulletin 72(5), 323-327, 1969 (the delta method over the table's cells,
+with nothing assumed about the raters' agreement). A normal interval is rough on a few dozen items and
+collapses to one point at kappa 1, as the Wald interval of a pass rate does; it is a first measure of how
+little a small table says, not a precise one. Left out: weighted kappa for ordered labels, more than two
+raters (Fleiss), and bootstrap or exact intervals.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -102,3 +108,59 @@ def cohen_kappa(first: Sequence[str], second: Sequence[str], labels: Sequence[st
     for one, two in zip(first, second, strict=True):
         counts[index[one]][index[two]] += 1
     return kappa_table(labels, counts)
+
+
+@dataclass(frozen=True)
+class KappaInterval:
+    """Kappa with its large-sample standard error and a normal interval: kappa, se, low, high (floats).
+
+    low and high are kappa -/+ z * se, kept within kappa's scale, -1 to 1.
+    Example: str(kappa_interval(kappa_table(["y", "n"], [[20, 5], [10, 15]]))) -> "kappa 0.400 [0.151, 0.649]"
+    """
+
+    kappa: float
+    se: float
+    low: float
+    high: float
+
+    def __str__(self) -> str:
+        return f"kappa {self.kappa:.3f} [{self.low:.3f}, {self.high:.3f}]"
+
+
+def kappa_se(found: Agreement) -> float:
+    """The large-sample standard error of kappa (Fleiss, Cohen and Everitt, 1969), from the table of counts.
+
+    With p_ij the share of items in cell (i, j), r_i and c_j the row and column shares, p_e the chance
+    agreement and k kappa: var = (A + B - C) / (n (1 - p_e)^2), where A = sum_i p_ii (1 - (r_i + c_i)(1 - k))^2,
+    B = (1 - k)^2 sum_(i != j) p_ij (c_i + r_j)^2 and C = (k - p_e (1 - k))^2.
+    Args: found (Agreement, from kappa_table or cohen_kappa). Returns the standard error (float, >= 0).
+    Raises ValueError when kappa is undefined (both raters gave one and the same label throughout).
+    Example: round(kappa_se(kappa_table(["y", "n"], [[1395, 118], [261, 158]])), 4) -> 0.0263
+    """
+    if found.kappa is None:
+        raise ValueError("kappa is undefined for this table (chance agreement is 1), so it has no standard error")
+    n, k, pe = found.n, found.kappa, found.expected
+    cells = [[Fraction(count, n) for count in row] for row in found.counts]
+    size = len(found.labels)
+    rows = [sum(cells[i]) for i in range(size)]
+    cols = [sum(cells[i][j] for i in range(size)) for j in range(size)]
+    a = sum(cells[i][i] * (1 - (rows[i] + cols[i]) * (1 - k)) ** 2 for i in range(size))
+    b = (1 - k) ** 2 * sum(cells[i][j] * (cols[i] + rows[j]) ** 2
+                           for i in range(size) for j in range(size) if i != j)
+    c = (k - pe * (1 - k)) ** 2
+    variance = (a + b - c) / (n * (1 - pe) ** 2)
+    return math.sqrt(max(float(variance), 0.0))  # exact fractions; max() only guards a -0 from rounding
+
+
+def kappa_interval(found: Agreement, z: float = 1.959963984540054) -> KappaInterval:
+    """Kappa, its standard error (kappa_se) and the normal interval kappa -/+ z * se, clipped to [-1, 1].
+
+    Args: found (Agreement); z (float > 0, standard errors each side; default 1.96, for 95%).
+    Raises ValueError when kappa is undefined or z is not a positive number.
+    Example: kappa_interval(kappa_table(["y", "n"], [[20, 5], [10, 15]])).low -> 0.151...
+    """
+    if isinstance(z, bool) or not isinstance(z, (int, float)) or not z > 0 or math.isinf(z):
+        raise ValueError(f"z must be a positive number of standard errors, got {z!r}")
+    se = kappa_se(found)
+    kappa = float(found.kappa)  # type: ignore[arg-type]  # kappa_se refused None
+    return KappaInterval(kappa, se, max(-1.0, kappa - z * se), min(1.0, kappa + z * se))

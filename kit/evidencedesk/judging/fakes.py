@@ -172,10 +172,10 @@ class ScriptedJudge:
         one, how_one = self.score(self.known[question], first, second, 1)
         two, how_two = self.score(self.known[question], second, first, 2)
         winner = "1" if one > two else "2" if two > one else "tie"
-        return json.dumps({"winner": winner, "reason": f"1: {how_one}; 2: {how_two}"})
+        return json.dumps({"reason": f"1: {how_one}; 2: {how_two}", "winner": winner})  # reason first
 
     def _criteria(self, system: str, blocks: dict[tuple[str, str], str]) -> str:
         answer = blocks.get(("answer", "slot 1"), "")
         criteria = [(cid, re.findall(r'"([^"]+)"', rest)) for cid, rest in CRITERION.findall(system)]
         met = [cid for cid, phrases in criteria if any(makes(answer, phrase) for phrase in phrases)]
-        return json.dumps({"met": met, "reason": f"meets {len(met)} of {len(criteria)} criteria"})
+        return json.dumps({"reason": f"meets {len(met)} of {len(criteria)} criteria", "met": met})

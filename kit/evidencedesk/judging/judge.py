@@ -31,34 +31,40 @@ MAX_TOKENS = 120  # tokens: a verdict is a short JSON object
 FIRST, SECOND, TIE = "first", "second", "tie"  # a verdict by slot: the answer shown first, second, or neither
 SLOTS = {"1": FIRST, "2": SECOND, "tie": TIE}  # what the JSON says -> the slot it names
 PAIR_RULES = ("You compare two answers to a customer's question for a help desk. Decide which answer serves "
-              "the customer better, judging what each answer says, not its length or its position. Reply with "
-              'JSON: {"winner": "1", "2" or "tie", "reason": one sentence}.')
+              "the customer better, judging what each answer says, not its length or its position. Give your "
+              'reason first, then the verdict. Reply with JSON: {"reason": one sentence, "winner": "1", "2" or '
+              '"tie"}.')
 RUBRIC_RULES = ("You check one answer to a customer's question against each criterion below. A criterion is met "
-                "only when the answer says it. Reply with JSON: "
-                '{"met": [the ids of the criteria met], "reason": one sentence}.')
+                "only when the answer says it. Give your reason first, then the criteria met. Reply with JSON: "
+                '{"reason": one sentence, "met": [the ids of the criteria met]}.')
 CRITERIA_HEADER = "Criteria:"
 
 
 class PairVerdict(BaseModel):
-    """What a pairwise judge must return: winner ("1", "2" or "tie") and a reason of at most 200 characters.
+    """What a pairwise judge must return: a reason of at most 200 characters, then winner ("1", "2" or "tie").
 
-    Example: PairVerdict.model_validate({"winner": "1", "reason": "1 names the receipt"})
+    The reason comes first, in the schema and in the rules, because a model writes its reply in order: a
+    reason written before the verdict can inform it, one written after can only defend it. The MT-Bench
+    judge prompts ask for the same order, explanation first, then the verdict (lm-sys/FastChat,
+    fastchat/llm_judge/data/judge_prompts.jsonl, read 2026-12-03).
+    Example: PairVerdict.model_validate({"reason": "1 names the receipt", "winner": "1"})
     """
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-    winner: Literal["1", "2", "tie"]
     reason: str = Field(max_length=200)
+    winner: Literal["1", "2", "tie"]
 
 
 class CriteriaVerdict(BaseModel):
-    """What a rubric judge must return: met (the ids of the criteria met, at most 20) and a reason.
+    """What a rubric judge must return: a reason, then met (the ids of the criteria met, at most 20).
 
-    Example: CriteriaVerdict.model_validate({"met": ["c1"], "reason": "says 30 days"})
+    The reason comes first for the reason PairVerdict gives.
+    Example: CriteriaVerdict.model_validate({"reason": "says 30 days", "met": ["c1"]})
     """
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-    met: tuple[str, ...] = Field(max_length=20, strict=False)
     reason: str = Field(max_length=200)
+    met: tuple[str, ...] = Field(max_length=20, strict=False)
 
 
 def criterion_line(number: int, phrases: Sequence[str]) -> str:

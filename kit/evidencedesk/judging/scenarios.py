@@ -1,8 +1,10 @@
 """The judging scenario table: kappa at its edges, the scripted judge's biases one pair at a time, and the
 places where a judge and a deterministic grader part ways.
 
-kit/data/judging/scenarios.jsonl holds one row per line, of three kinds. A "kappa" row holds a table of
-counts and expects Cohen's kappa, written with four decimals (or "undefined"). A "verdict" row holds a
+kit/data/judging/scenarios.jsonl holds one row per line, of four kinds. A "kappa" row holds a table of
+counts and expects Cohen's kappa, written with four decimals (or "undefined"). A "kappa_interval" row holds
+a table and expects kappa, its large-sample standard error and the ends of its 95% interval, each with four
+decimals (agreement.kappa_interval). A "verdict" row holds a
 judge (a name in fakes.BIASES, and whether it is chatty), a method (a name in rubric.METHODS), a question
 with its points and two answers in order, and expects the winner by slot and the number of judge calls. A
 "grade" row holds a golden case (checked as evals/cases.py checks one) and a reply, and expects the code
@@ -21,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 from evidencedesk.agent.scenarios import one_of
 from evidencedesk.evals.cases import case_adapter, checked_case
 from evidencedesk.evals.graders import known_code
-from evidencedesk.judging.agreement import kappa_table
+from evidencedesk.judging.agreement import kappa_interval, kappa_table
 from evidencedesk.judging.fakes import BIASES, ScriptedJudge
 from evidencedesk.judging.judge import TIE
 from evidencedesk.judging.pairs import JUDGING_DATA, Pair, Phrase
@@ -30,6 +32,7 @@ from evidencedesk.judging.versus import FAILED, PASSED, JudgeGrader
 from evidencedesk.strictjson import read_jsonl
 
 KAPPA = r"^(-?[01]\.[0-9]{4}|undefined)$"  # kappa written with four decimals: "0.4000", "-1.0000"
+BOUND = r"^-?[01]\.[0-9]{4}$"  # a kappa, or an end of its interval, with four decimals: "0.6512", "-1.0000"
 METHOD_NAMES = tuple(method.name for method in METHODS)
 
 
@@ -58,6 +61,26 @@ class KappaRow(_Row):
     counts: tuple[Annotated[tuple[int, ...], Field(strict=False)], ...] = Field(min_length=1, max_length=5,
                                                                                strict=False)
     expect: KappaExpect
+
+
+class KappaIntervalExpect(BaseModel):
+    """What a kappa_interval row expects: kappa, se, low and high, each with four decimals."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    kappa: str = Field(pattern=BOUND)
+    se: str = Field(pattern=r"^[01]\.[0-9]{4}$")
+    low: str = Field(pattern=BOUND)
+    high: str = Field(pattern=BOUND)
+
+
+class KappaIntervalRow(_Row):
+    """A table of counts (labels by labels) whose kappa is defined, and its interval expected."""
+
+    kind: Literal["kappa_interval"]
+    labels: tuple[str, ...] = Field(min_length=1, max_length=5, strict=False)
+    counts: tuple[Annotated[tuple[int, ...], Field(strict=False)], ...] = Field(min_length=1, max_length=5,
+                                                                               strict=False)
+    expect: KappaIntervalExpect
 
 
 class VerdictExpect(BaseModel):
@@ -119,7 +142,8 @@ class GradeRow(_Row):
         return checked_case(case)
 
 
-ROW = TypeAdapter(Annotated[Union[KappaRow, VerdictRow, GradeRow], Field(discriminator="kind")])  # noqa: UP007
+ROW = TypeAdapter(Annotated[Union[KappaRow, KappaIntervalRow, VerdictRow, GradeRow],  # noqa: UP007
+                            Field(discriminator="kind")])
 
 
 def load_scenarios(path: str | Path | None = None) -> list[dict[str, Any]]:
@@ -142,6 +166,9 @@ def run_scenario(row: dict[str, Any]) -> dict[str, Any]:
     if isinstance(checked, KappaRow):
         kappa = kappa_table(checked.labels, checked.counts).kappa
         return {"kappa": "undefined" if kappa is None else f"{float(kappa):.4f}"}
+    if isinstance(checked, KappaIntervalRow):
+        interval = kappa_interval(kappa_table(checked.labels, checked.counts))
+        return {name: f"{getattr(interval, name):.4f}" for name in ("kappa", "se", "low", "high")}
     if isinstance(checked, VerdictRow):
         judge = ScriptedJudge({checked.question: checked.points}, BIASES[checked.judge], chatty=checked.chatty)
         method = next(m for m in METHODS if m.name == checked.method)(judge)

@@ -6,12 +6,19 @@ stuck in a queue, or at a provider that hangs, shows no first token at all; a lo
 first token early, then takes its time, and is healthy. So a client sets two limits: first_token_s,
 short, gives up on a stuck request early, before the user has seen anything and while moving to
 another provider costs least; total_s, longer, bounds the whole answer and must allow for the longest
-answer the request permits (max_tokens times the time a token takes). read_stream reads until the
+answer the request permits (max_tokens times the time a token takes). The first-token limit is really a
+limit on the first sign of progress: a reasoning model thinks before it writes, for seconds to minutes,
+so its first text can come late on a healthy call. Where the provider streams that thinking (Thinking
+events), each one counts as progress; where it does not, only a longer limit keeps the call alive. So
+limits depend on the model family: FAMILY_DEADLINES is the kit's table, with figures the kit invents for
+its fakes (measure your own models' times to first progress and total). read_stream reads until the
 final event or a limit. At a limit it cancels the stream (close) and returns what arrived, flagged
 incomplete: StreamRead.answer() refuses it with llm.Incomplete, so partial text is never used as an
-answer. A cancelled stream sends no usage, so the client counts it: the request's input tokens plus
-the output tokens already streamed (llm.estimate_tokens of the text received). That is what the kit
-bills for a cut stream; a real provider may bill more, since it can go on generating after the cancel.
+answer. A cancelled stream sends no final usage, so the client counts it: the request's input tokens
+(as the provider counted them, where a SPLIT stream's Start gave them) plus the output tokens already
+streamed (llm.estimate_tokens of the text received). A complete stream that reports no usage (NONE)
+is estimated the same way. That is what the kit bills; a real provider may bill more, since it can go
+on generating after the cancel. An ErrorEvent ends the read at once, cut with the error's name.
 Left out: resuming a cut stream, and showing partial text to a user (a display decision, not an answer).
 """
 
@@ -21,13 +28,15 @@ import math
 from dataclasses import dataclass
 
 from evidencedesk.llm import Incomplete, LLMResponse, Usage, estimate_tokens, request_tokens, require_complete
-from evidencedesk.resilience.stream import Delta, FakeStream, Final
+from evidencedesk.resilience.stream import Delta, ErrorEvent, FakeStream, Final, Start, Thinking
 from evidencedesk.usage import ManualClock, UsageRecord
 
 FIRST_TOKEN_TIMEOUT = "first_token_timeout"  # no text arrived within first_token_s
 DEADLINE = "deadline"  # total_s passed before the final event
+ERROR_EVENT = "error_event"  # the provider sent an error inside the stream
 PROVIDER = "provider"  # the usage came in the final event, as the provider counted it
-ESTIMATED = "estimated"  # the stream was cut: input tokens plus the estimated tokens of the text received
+PARTLY = "provider input, estimated output"  # a SPLIT stream cut after its Start event
+ESTIMATED = "estimated"  # no usage from the provider: input tokens plus the estimated tokens of the text received
 
 
 @dataclass(frozen=True)
@@ -50,13 +59,34 @@ class Deadlines:
             raise ValueError(f"first_token_s ({self.first_token_s}) must not be longer than total_s ({self.total_s})")
 
 
+CHAT, REASONING = "chat", "reasoning"  # reasoning models think before they write
+MODEL_FAMILIES = {"small-model-1": CHAT, "large-model-1": CHAT,
+                  "reasoning-model-1": REASONING}
+FAMILY_DEADLINES = {  # invented figures, in seconds: measure your own models
+    CHAT: Deadlines(first_token_s=2.0, total_s=10.0),
+    REASONING: Deadlines(first_token_s=120.0, total_s=300.0),  # hidden thinking
+}
+
+
+def deadlines_for(model: str) -> Deadlines:
+    """The limits for a model, from its family: FAMILY_DEADLINES[MODEL_FAMILIES[model]].
+
+    Args: model (str, a model the kit knows). Raises: ValueError naming the model when its family is unknown.
+    Example: deadlines_for("reasoning-model-1").first_token_s -> 120.0
+    """
+    if model not in MODEL_FAMILIES:
+        raise ValueError(f"model {str(model)[:40]!r} has no family; known: {', '.join(MODEL_FAMILIES)}")
+    return FAMILY_DEADLINES[MODEL_FAMILIES[model]]
+
+
 @dataclass(frozen=True)
 class StreamRead:
     """What reading one stream produced. text (str, every piece received, in order); chunks (tuple of Delta);
     complete (bool: the final event arrived); stop_reason (str: the final event's, "" when cut); cut (str:
-    "", FIRST_TOKEN_TIMEOUT or DEADLINE); ttft_s (float seconds, or None when no text came); total_s (float,
-    seconds from sending to the final event or the cut); model (str); usage (llm.Usage, tokens); counted_by
-    (PROVIDER or ESTIMATED).
+    "", FIRST_TOKEN_TIMEOUT, DEADLINE or ERROR_EVENT); ttft_s (float seconds, or None when no text came);
+    total_s (float, seconds from sending to the final event or the cut); model (str); usage (llm.Usage,
+    tokens); counted_by (PROVIDER, PARTLY or ESTIMATED); thinking (int, Thinking events received); error
+    (str, the ErrorEvent's name, or "").
 
     Example: read_stream(stream, clock, Deadlines(2.0, 10.0)).answer()
     """
@@ -71,6 +101,8 @@ class StreamRead:
     model: str
     usage: Usage
     counted_by: str
+    thinking: int = 0
+    error: str = ""
 
     def answer(self) -> str:
         """The text, only when the stream ended by itself with stop reason "stop".
@@ -91,28 +123,43 @@ class StreamRead:
 def read_stream(stream: FakeStream, clock: ManualClock, deadlines: Deadlines) -> StreamRead:
     """Read a stream to its final event, or cancel it at the first limit it crosses.
 
-    Until the first piece of text, the limit is sent_at + first_token_s; after it, sent_at + total_s.
+    Until the first sign of progress (a piece of text, or a Thinking event), the limit is sent_at +
+    first_token_s; after it, sent_at + total_s. A Start event carries usage, not progress.
     Args: stream (FakeStream, unread); clock (ManualClock, the stream's); deadlines (Deadlines, seconds).
-    Returns: StreamRead; when cut, the stream is closed and usage is ESTIMATED (input + streamed output).
+    Returns: StreamRead; when cut (a limit or an ErrorEvent), the stream is closed and usage is counted
+    by the client (PARTLY or ESTIMATED: input + streamed output).
     Raises: stream.StreamClosed when the stream was already read or cancelled.
     Example: read_stream(FakeStream(request, clock, "Yes.", 0.8, 0.05), clock, Deadlines(2.0, 10.0)).text -> "Yes."
     """
     chunks: list[Delta] = []
+    thinking, input_tokens = 0, None  # Thinking events seen; input tokens from a Start event
     while True:
-        limit = stream.sent_at + (deadlines.total_s if chunks else deadlines.first_token_s)
+        limit = stream.sent_at + (deadlines.total_s if chunks or thinking else deadlines.first_token_s)
         event = stream.read(max(0.0, limit - clock()))
-        if isinstance(event, Final):
-            return _result(stream, chunks, event.stop_reason, "", event.usage, event.at_s)
-        if event is None:  # the limit passed first: cancel, keep what arrived, count it ourselves
-            stream.close()
+        if isinstance(event, Start):
+            input_tokens = event.input_tokens
+        elif isinstance(event, Thinking):
+            thinking += 1
+        elif isinstance(event, Delta):
+            chunks.append(event)
+        elif isinstance(event, Final) and event.usage is not None:
+            return _result(stream, chunks, event.stop_reason, "", event.usage, PROVIDER, event.at_s, thinking)
+        else:  # the end without usage, an error event, or a limit passed: count the usage ourselves
             text = "".join(chunk.text for chunk in chunks)
-            usage = Usage(request_tokens(stream.request), estimate_tokens(text))
-            return _result(stream, chunks, "", DEADLINE if chunks else FIRST_TOKEN_TIMEOUT, usage, clock())
-        chunks.append(event)
+            counted_by = ESTIMATED if input_tokens is None else PARTLY
+            usage = Usage(request_tokens(stream.request) if input_tokens is None else input_tokens,
+                          estimate_tokens(text))
+            if isinstance(event, Final):
+                return _result(stream, chunks, event.stop_reason, "", usage, counted_by, event.at_s, thinking)
+            if isinstance(event, ErrorEvent):
+                return _result(stream, chunks, "", ERROR_EVENT, usage, counted_by, event.at_s, thinking, event.name)
+            stream.close()  # the limit passed first: cancel, keep what arrived
+            cut = DEADLINE if chunks or thinking else FIRST_TOKEN_TIMEOUT
+            return _result(stream, chunks, "", cut, usage, counted_by, clock(), thinking)
 
 
-def _result(stream: FakeStream, chunks: list[Delta], stop_reason: str, cut: str, usage: Usage,
-            end_s: float) -> StreamRead:
+def _result(stream: FakeStream, chunks: list[Delta], stop_reason: str, cut: str, usage: Usage, counted_by: str,
+            end_s: float, thinking: int, error: str = "") -> StreamRead:
     ttft = chunks[0].at_s - stream.sent_at if chunks else None
     return StreamRead("".join(chunk.text for chunk in chunks), tuple(chunks), not cut, stop_reason, cut, ttft,
-                      end_s - stream.sent_at, stream.request.model, usage, ESTIMATED if cut else PROVIDER)
+                      end_s - stream.sent_at, stream.request.model, usage, counted_by, thinking, error)

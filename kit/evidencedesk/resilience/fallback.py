@@ -7,11 +7,13 @@ through (breaker.py), and could the attempt still fit the run's budget, assuming
 model this route asks for)? A breaker that refuses skips the provider; a budget that refuses stops the
 run with the budget's reason, before anything is spent. After a failure, failures.py decides: retry
 here after a wait (only while the breaker is still closed and the wait fits the budget's time), the
-next provider, or stop (a bad request). Every attempt is recorded: provider, outcome, cost, clock
-time, and what came next. A failed attempt costs what its client wrote to the run's ledger during
-it: nothing, for the invented providers, which bill no refused call. One BudgetedClient serves the
-whole run, so its limits count every attempt on every provider. A fallback changes the model that
-answers: the answers may differ, so evaluate the fallback route too.
+next provider, or stop (a bad request). An exhausted quota goes to the next provider with an alert and is
+not reported to the breaker (release): it says nothing about the provider's health. Waits use full
+jitter when the chain is given a draw function (failures.full_jitter). Every attempt is recorded:
+provider, outcome, cost, clock time, and what came next. A failed attempt costs what its client
+wrote to the run's ledger during it: nothing, for the invented providers, which bill no refused
+call. One BudgetedClient serves the whole run, so its limits count every attempt on every provider.
+A fallback changes the model that answers: the answers may differ, so evaluate the fallback route too.
 Left out: streaming through the chain, hedged (parallel) requests, and remembering a provider's
 retry_after_s across runs.
 """
@@ -23,13 +25,14 @@ from decimal import Decimal
 
 from evidencedesk.budget import BudgetedClient, RunBudget
 from evidencedesk.llm import LLMClient, LLMError, LLMRequest, LLMResponse
-from evidencedesk.resilience.breaker import OPEN, CircuitBreaker
-from evidencedesk.resilience.failures import handling, retry_wait
+from evidencedesk.resilience.breaker import HALF_OPEN, OPEN, CircuitBreaker
+from evidencedesk.resilience.failures import Draw, handling, retry_wait
 from evidencedesk.retry import RetryPolicy
 from evidencedesk.usage import Ledger, ManualClock
 
 OK = "ok"
 BREAKER_OPEN = "breaker_open"  # the attempt was not sent: the provider's breaker refused it
+PROBE_OUT = "probe_out"  # the attempt was not sent: the breaker is half-open and its probe is out
 # why a run ended without an answer (besides budget.py's STEP_BUDGET, TIME_BUDGET and COST_BUDGET)
 ANSWERED = "answered"
 FIX_REQUEST = "fix_request"  # a bad request: no provider gets it again unchanged
@@ -107,16 +110,19 @@ class FallbackChain:
     """Providers in order, each with its breaker; a run checks its budget before every attempt.
 
     Args: routes (list of Route, at least one, first is primary); clock (ManualClock, shared with the breakers);
-    policy (retry.RetryPolicy, retries per provider; default CHAIN_POLICY: one retry, backoff 0.5 s, cap 4 s).
+    policy (retry.RetryPolicy, retries per provider; default CHAIN_POLICY: one retry, backoff 0.5 s, cap 4 s);
+    draw (failures.Draw or None: a function returning a fraction in [0, 1) for full jitter; None waits the
+    whole backoff, which only a single client can afford).
     Raises: ValueError when routes is empty or names a provider twice.
     Example: FallbackChain([alpha, beta], clock).run(request, RunBudget()).answered_by
     """
 
-    def __init__(self, routes: list[Route], clock: ManualClock, policy: RetryPolicy = CHAIN_POLICY) -> None:
+    def __init__(self, routes: list[Route], clock: ManualClock, policy: RetryPolicy = CHAIN_POLICY,
+                 draw: Draw | None = None) -> None:
         names = [route.provider for route in routes]
         if not names or len(set(names)) != len(names):
             raise ValueError(f"routes must name at least one provider, each once; got {names}")
-        self.routes, self.clock, self.policy = list(routes), clock, policy
+        self.routes, self.clock, self.policy, self.draw = list(routes), clock, policy, draw
 
     def run(self, request: LLMRequest, budget: RunBudget, ledger: Ledger | None = None,
             run_id: str = "run-1") -> ChainRun:
@@ -148,9 +154,10 @@ class FallbackChain:
             attempt = 1
             while True:
                 if not route.breaker.allow():
-                    note(route, BREAKER_OPEN, "next provider")
+                    note(route, PROBE_OUT if route.breaker.state == HALF_OPEN else BREAKER_OPEN, "next provider")
                     break
                 if reason := paid.over_budget(routed):
+                    route.breaker.release()  # the call is not sent: give its place back
                     note(route, reason, f"stop: {reason}")
                     return end(reason)
                 spent, current.client = ledger.summary().cost, route.client
@@ -158,13 +165,16 @@ class FallbackChain:
                     response = paid.complete(routed)
                 except LLMError as error:
                     what = handling(error)
-                    route.breaker.record(ok=not what.counts)  # a bad request: the provider itself works
+                    if what.counts or not what.next_provider:
+                        route.breaker.record(ok=not what.counts)  # a bad request: the provider itself works
+                    else:
+                        route.breaker.release()  # an exhausted quota: no verdict on the provider's health
                     if what.alert:
                         alerts.append(f"{route.provider}: {error.code}: an operator must act")
                     if not what.next_provider:
                         note(route, error.code, f"stop: {FIX_REQUEST}", spent)
                         return end(FIX_REQUEST)
-                    wait_s = retry_wait(error, attempt, self.policy)
+                    wait_s = retry_wait(error, attempt, self.policy, self.draw)
                     if wait_s is None or route.breaker.state == OPEN or paid.over_budget(routed, wait_s):
                         note(route, error.code, "next provider", spent)  # no retry here, or none that may start
                         break

@@ -7,11 +7,14 @@ retrieve() is the right order: the candidates are the chunks the session may rea
 are computed over those candidates alone, and then the top k are taken. Two wrong orders are kept here,
 named for what they do, so the page and the tests can show their leaks; never serve either.
 rank_then_filter() ranks every tenant's chunks and drops the unreadable ones afterwards: fewer than k
-come back, and the gap says that someone else's documents match. filter_with_global_stats() ranks only
+come back, and the gap says that someone else's documents match (an Elasticsearch kNN search whose filter
+sits outside the knn clause filters after ranking the same way). filter_with_global_stats() ranks only
 readable chunks but with statistics of every tenant: the scores a user sees move when another tenant's
-private documents change. Left out: authentication (a Session says who is asking), groups and roles,
-and indexes kept per tenant (the kit builds the index for each question, which is quick for a few
-dozen chunks).
+private documents change. The kit builds the index for each question over the allowed chunks, which is
+quick for a few dozen chunks; a search engine does not: in Lucene, Elasticsearch and OpenSearch a filter
+clause leaves the statistics to the shard, over every document it holds, and custom routing only picks
+which shared shard a tenant lands on, so there the fix is an index per tenant. Left out: authentication (a
+Session says who is asking), groups and roles, and indexes kept per tenant.
 """
 
 from __future__ import annotations
