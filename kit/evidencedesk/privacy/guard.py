@@ -6,8 +6,9 @@ sends the system prompt and that text to any LLMClient, refuses a reply that did
 (canary.py), restores the placeholders, holds a reply with a placeholder it cannot restore for a person to
 review, and checks what is left for secrets and for personal data the reader may not see (outputs.py).
 The client here is a fake (llm.ScriptedClient): it tests this path, never a model. Left out: retries,
-budgets and the ledger (earlier pages), logging (Guarded.log is the line to write), and what happens to a
-blocked or held reply: a person, a ticket, an alert.
+budgets and the ledger (earlier pages), logging (Guarded.log is the line to write), what happens to a
+blocked or held reply (a person, a ticket, an alert), checks on tool-call arguments, and conversations:
+each call makes its own Vault, where a conversation of several turns would keep one across them.
 """
 
 from __future__ import annotations
