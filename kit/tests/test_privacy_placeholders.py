@@ -52,6 +52,15 @@ def test_placeholder_shaped_input_cannot_pull_another_value_out() -> None:
         "Sent <EMAIL_1> and NAME_1 to a@example.org."
 
 
+def test_restore_cannot_tell_a_wrong_placeholder_or_a_rewording_outside_near() -> None:
+    vault = Vault()
+    minimise("mine is +44 20 7946 0321, the crew lead's +44 20 7946 0998", vault)
+    wrong = restore("We will ring you on <PHONE_2>.", vault)  # the model meant <PHONE_1>
+    assert wrong.ok and wrong.text == "We will ring you on +44 20 7946 0998."
+    reworded = restore("We will ring phone no. 1.", vault)
+    assert reworded.ok and reworded.mangled == () and reworded.restored == ()
+
+
 def test_ordinary_words_are_not_placeholders() -> None:
     vault = Vault()
     assert minimise("email 2 times, card 4 boxes, phone me", vault).text == "email 2 times, card 4 boxes, phone me"
