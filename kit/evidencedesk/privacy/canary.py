@@ -7,10 +7,10 @@ is still found. copied_runs() is the second check: how many runs of RUN_WORDS wo
 repeats word for word, which finds a copy that dropped the canary line. Neither finds a paraphrase, a
 summary or a translation of the prompt, nor a copy in another encoding (base64): those carry no canary and
 no run of the prompt's words. And copied_runs has false alarms: a reply that faithfully quotes wording
-the prompt holds on purpose (a refund policy) repeats its runs too. Checked on each reply before it is sent, they stop a careless copy and
-show that someone tried; they make nothing in the prompt safe to leak (prompts.py). make_canary()
-derives the marker from the prompt's id so that the course's outputs repeat; a real one is random
-(secrets.token_hex), one per prompt version, kept with the prompt. Left out: canaries in retrieved
+the prompt holds on purpose (a refund policy) repeats its runs too. Checked on each reply before it is
+sent, they stop a careless copy and show that someone tried; they make nothing in the prompt safe to
+leak (prompts.py). make_canary() derives the marker from the prompt's id so that the course's outputs
+repeat; a real one is random (secrets.token_hex), one per prompt version, kept with the prompt. Left out: canaries in retrieved
 documents or tool results, and alerting.
 """
 
