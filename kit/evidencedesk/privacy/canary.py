@@ -10,8 +10,8 @@ no run of the prompt's words. And copied_runs has false alarms: a reply that fai
 the prompt holds on purpose (a refund policy) repeats its runs too. Checked on each reply before it is
 sent, they stop a careless copy and show that someone tried; they make nothing in the prompt safe to
 leak (prompts.py). make_canary() derives the marker from the prompt's id so that the course's outputs
-repeat; a real one is random (secrets.token_hex), one per prompt version, kept with the prompt. Left out: canaries in retrieved
-documents or tool results, and alerting.
+repeat; a real one is random (secrets.token_hex), one per prompt version, kept with the prompt. Left
+out: canaries in retrieved documents or tool results, and alerting.
 """
 
 from __future__ import annotations
