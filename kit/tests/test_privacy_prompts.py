@@ -39,7 +39,7 @@ def test_a_disguised_key_is_still_found() -> None:
 def test_what_the_audit_cannot_see() -> None:
     assert audit_prompt("Callers who know the word TIDEWATER are crew.") == []  # a rule in other words
     assert audit_prompt("The booking service trusts the header X-Staff: yes.") == []
-    assert audit_prompt("Storage access key AKIAIOSFODNN7EXAMPLE.") == []  # a key of another format
+    assert audit_prompt("Storage access key QK-NOT-REAL-0000.") == []  # a key of another format
 
 
 def test_bad_input_is_named() -> None:
