@@ -26,7 +26,10 @@ traces, a regression gate for CI with a stated rule and an exit code, flaky case
 and quarantined with an owner and an expiry), then sinks (model output at each sink it reaches: HTML
 escaped and sanitised, Markdown images and links against an allowlist of hosts, SQL through parameters on a
 read-only sqlite3 connection with an authorizer, shell as an argument list, paths kept inside a folder, JSON
-into a strict model), then redteam (generated mutations of the attack table
+into a strict model), then privacy (personal data found by patterns and
+a list, replaced by reversible placeholders before a call and restored after it, replies checked for
+secrets and other people's data, a system prompt audited as if it were public and watched with a canary,
+and the detector's recall and precision measured on a labelled synthetic set), then redteam (generated mutations of the attack table
 against the text filter and the gate, a scored rule classifier measured with intervals on a tune and a
 holdout split, precision at a given attack prevalence, and what each layer costs a message).
 Everything is deterministic: no wall clock, no randomness, no network. It leaves out real providers,
