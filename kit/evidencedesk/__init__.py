@@ -23,7 +23,10 @@ comparisons of two configurations, and how many cases a difference needs), judgi
 with known biases, the position and verbosity tests, agreement with human labels as Cohen's kappa, a
 rubric, and the judge against deterministic graders), then trajectories (agent runs graded by their
 traces, a regression gate for CI with a stated rule and an exit code, flaky cases found by re-running
-and quarantined with an owner and an expiry), then redteam (generated mutations of the attack table
+and quarantined with an owner and an expiry), then sinks (model output at each sink it reaches: HTML
+escaped and sanitised, Markdown images and links against an allowlist of hosts, SQL through parameters on a
+read-only sqlite3 connection with an authorizer, shell as an argument list, paths kept inside a folder, JSON
+into a strict model), then redteam (generated mutations of the attack table
 against the text filter and the gate, a scored rule classifier measured with intervals on a tune and a
 holdout split, precision at a given attack prevalence, and what each layer costs a message).
 Everything is deterministic: no wall clock, no randomness, no network. It leaves out real providers,

@@ -133,8 +133,9 @@ class MalformedResponse(LLMError):
 class Incomplete(LLMError):
     """A reply that is not a whole answer (cut at max_tokens, filtered, refused, or tool calls), refused as one.
 
-    Raised by require_complete, not by a provider. Not retryable: the same request is cut the same way;
-    raise max_tokens or shorten the task. Attributes: stop_reason (str). Example: except Incomplete as e: e.stop_reason
+    Raised by require_complete, not by a provider. Not retryable: the same request is most likely cut
+    again, and a retry pays for it; raise max_tokens or shorten the task. Attributes: stop_reason (str).
+    Example: except Incomplete as e: e.stop_reason
     """
 
     code = INCOMPLETE
@@ -235,7 +236,8 @@ class LLMRequest:
 
     Args: model (str) -- a name from the price table; messages (tuple or list of Message), stored as a
     tuple; max_tokens (int, tokens) -- the most output tokens the call may produce, at least 1;
-    temperature (float, 0 to 2; default 0: always the likeliest next token); tools (tuple or list of str,
+    temperature (float, 0 to 2; default 0: ask for the likeliest next token, which providers do not promise
+    to make repeatable); tools (tuple or list of str,
     stored as a tuple) -- the definitions of the tools the model is offered, each as JSON text
     {"name", "description", "parameters": a JSON schema}, which the adapters check when they encode it;
     response_format (str) -- TEXT, or the JSON schema the answer must follow, as text.
@@ -279,10 +281,10 @@ class LLMResponse:
 
     stop_reason (str, one of STOP_REASONS; default STOP): LENGTH means the output was cut at max_tokens.
     tool_calls (tuple of ToolCall, in the order the model wrote them): decide by these, not by the stop
-    reason. TOOL_CALLS needs at least one call, but calls also come with STOP (OpenAI's finish_reason
-    "stop" for a call forced by tool_choice; Gemini's STOP) and with LENGTH (the last call was cut at the
-    limit: truncated, never to be run). refusal (str, default "", not in the repr): the model's refusal,
-    when the provider reports it apart from the text (OpenAI's `refusal` field).
+    reason. TOOL_CALLS needs at least one call, but calls also come with STOP (Gemini's STOP; OpenAI's
+    "stop", measured, not documented, on a call forced by name) and with LENGTH (the reply was cut at the
+    limit, its calls with it: truncated, never to be run). refusal (str, default "", not in the repr): the
+    model's refusal, when the provider reports it apart from the text (OpenAI's `refusal` field).
     Raises: LLMInputError naming the field for an unknown stop_reason, a call that is not a ToolCall,
     TOOL_CALLS without calls, or a refusal that is not a str.
     Example: LLMResponse('{"action": "finish"}', "fixed-plan", Usage())

@@ -102,8 +102,8 @@ class ModelReply:
     str exactly as the model wrote it, which may not parse; filtered (bool) -- the provider's content policy
     withheld the rest; refusal (str) -- the model declines (Alpha: a "refusal" field, as OpenAI's; Beta: halt
     "POLICY", as Anthropic's stop_reason "refusal"); reports (str, "" or a kit stop reason) -- the stop
-    reason the server reports instead of its usual one, in its own word (STOP with calls: how OpenAI
-    reports a call forced by tool_choice, and Gemini every call). A plain str is ModelReply(text).
+    reason the server reports instead of its usual one, in its own word (STOP with calls: as Gemini
+    reports every call, and OpenAI, measured, a call forced by name in tool_choice). A plain str is ModelReply(text).
     Raises: ValueError naming the field for a call that is not (non-empty name, dict or str), calls
     together with filtered or refusal, or an unknown reports.
     Example: ModelReply(calls=(("get_ticket", {"ticket_id": "T-601"}),))

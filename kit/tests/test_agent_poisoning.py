@@ -109,7 +109,7 @@ def test_an_approved_note_steers_the_later_run_no_further_than_the_controls(
     assert (run.reason, run.trace.codes("check"), run.trace.codes("tool"), outbox.sent) == (reason, check, tool, [])
     memory = [p for p in agent.context_parts(run.state) if p.kind == "memory"]
     note = next(p for p in memory if p.text == POISON["T-605"])
-    assert (note.trust, note.source) == ("untrusted", "tool:get_ticket:o1")
+    assert (note.trust, note.source) == ("untrusted", "tool:get_ticket:o1@r-1")  # run 1 wrote it
     assert all(p.trust == "untrusted" for p in memory)
     assert "send_email_draft" in [e["tool"] for e in agent.gate.audit.events] or task == "triage"
     if grant:
@@ -186,3 +186,17 @@ def test_a_repeated_id_is_refused(tmp_path: Path) -> None:
 def test_run_row_reports_the_later_runs_reason() -> None:
     later = next(row for row in ROWS if row.target == "later" and row.input.get("grant"))
     assert run_row(later).code == later.expect and run_row(later).emails == 0
+
+
+def test_purging_the_poisoned_run_leaves_the_later_run_clean(tmp_path: Path) -> None:
+    from evidencedesk.agent.proposals import purge_run
+    from evidencedesk.usage import ManualClock
+
+    first = first_run("approve", tmp_path)
+    memory = SessionMemory.load(first.path, ManualClock(), owner="kwame")
+    assert len(purge_run(memory, "r-1")) == len(first.decisions) == 2 and memory.notes()
+    assert all("@" not in n.source for n in memory.notes())  # the loop's own fact stays
+    memory.save(first.path)
+    agent, run, outbox = later_run(first.path, "reply", True)
+    assert (run.calls, run.reason, outbox.sent) == (("get_ticket",), "done", [])
+    assert not any(POISON["T-605"] == p.text for p in agent.context_parts(run.state))

@@ -12,6 +12,9 @@ from pydantic import ValidationError
 from evidencedesk.agent.loop import FixedPlan
 from evidencedesk.agent.memory import SessionMemory
 from evidencedesk.agent.proposals import (
+    purge_run,
+    run_of,
+    run_tag,
     MAX_NOTES_PER_REPLY,
     NOTE_RULES,
     MemoryProposal,
@@ -47,9 +50,9 @@ def test_a_held_note_is_stored_only_when_approved_with_its_source() -> None:
     assert notes(agent) == before  # held is not stored
     verdict = review.approve("pa-1", by=Session("maria"))
     assert (verdict.code, verdict.result.data) == ("approved", {"key": "t-601-subject", "stored": True})
-    assert notes(agent) == {**before, "t-601-subject": (NOTE.text, "tool:get_ticket:o1")}
+    assert notes(agent) == {**before, "t-601-subject": (NOTE.text, "tool:get_ticket:o1@r1")}  # the run's id
     part = next(p for p in agent.memory.parts() if p.text == NOTE.text)
-    assert (part.trust, part.source) == ("untrusted", "tool:get_ticket:o1")
+    assert (part.trust, part.source) == ("untrusted", "tool:get_ticket:o1@r1")
 
 
 @pytest.mark.parametrize(("key", "text", "source", "about"), [
@@ -188,3 +191,45 @@ def test_a_proposal_is_strict() -> None:
         MemoryProposal(key=5, text="x", source="user:turn-1")  # type: ignore[arg-type]
     with pytest.raises(ValidationError, match="trust"):
         MemoryProposal(key="a", text="x", source="user:turn-1", trust="trusted")  # type: ignore[call-arg]
+
+
+def test_run_tag_and_run_of_round_trip() -> None:
+    assert run_tag("tool:get_ticket:o1", "r-604") == "tool:get_ticket:o1@r-604"
+    assert (run_of("tool:get_ticket:o1@r-604"), run_of("tool:get_ticket:o1")) == ("r-604", "")
+
+
+def test_purge_run_removes_that_runs_notes_and_nothing_else(tmp_path) -> None:
+    agent, run, review = reviewed()
+    review.propose(NOTE, run.state)
+    review.approve("pa-1", by=Session("maria"))
+    other = MemoryProposal(key="t-601-other", text="T-601 was opened by kwame", source="tool:get_ticket:o1")
+    second = agent.run("Check the tickets again.", run_id="r2")
+    second_review = MemoryReview(agent.memory, agent.clock)
+    second_review.propose(other, second.state)
+    second_review.approve("pa-1", by=Session("maria"))
+    assert {k: run_of(s) for k, (_, s) in notes(agent).items()} == {
+        "ticket-t-601": "", "t-601-subject": "r1", "t-601-other": "r2"}
+    path = tmp_path / "memory.json"
+    agent.memory.save(path)
+    restored = SessionMemory.load(path, agent.clock, owner="kwame")  # the tag survives a file
+    assert purge_run(restored, "r1") == ("t-601-subject",)
+    assert [n.key for n in restored.notes()] == ["ticket-t-601", "t-601-other"]
+    assert purge_run(restored, "r1") == () and purge_run(restored, "r9") == ()
+    for bad in ("", "R1", "r 1", 7, "x" * 21):
+        with pytest.raises(ValueError, match="run_id must match"):
+            purge_run(restored, bad)  # type: ignore[arg-type]
+
+
+def test_a_proposal_that_names_a_run_itself_is_refused() -> None:
+    agent, run, review = reviewed()
+    forged = MemoryProposal(key="t-601-subject", text="T-601 subject: Refund for a blender",
+                            source="tool:get_ticket:o1@r9")  # a model may not pick the run a note belongs to
+    assert review.propose(forged, run.state) == Review(False, "bad_key_or_source")  # tagged twice: not a tag
+
+
+def test_forget_removes_one_note() -> None:
+    memory = SessionMemory("kwame", ManualClock())
+    memory.write("a", "T-601 status is open", "tool:get_ticket:o1")
+    assert (memory.forget("a"), memory.forget("a"), memory.notes()) == (True, False, [])
+    with pytest.raises(TypeError):
+        memory.forget(3)  # type: ignore[arg-type]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from decimal import Decimal
 
 import pytest
@@ -21,7 +22,8 @@ from evidencedesk.compaction.steps import (
     request_for,
     run_steps,
 )
-from evidencedesk.llm import STOP, TOOL_CALLS, ToolCall
+from evidencedesk.compaction import steps
+from evidencedesk.llm import LENGTH, STOP, TOOL_CALLS, LLMRequest, LLMResponse, ToolCall
 from evidencedesk.tools import NOT_FOUND, ToolResult
 from evidencedesk.usage import Price, load_prices
 
@@ -170,3 +172,19 @@ def test_a_run_parked_past_the_cache_lifetime_misses_and_writes_again_on_resumin
     long_lived = run_steps(Setup(caching=True, park_before=5, cache_ttl_s=3600))
     assert long_lived.steps == steady.steps  # a cache that outlives the wait does not notice it
     assert all(s.written_tokens == 0 for s in run_steps(SETUPS["none"]).steps)
+
+
+@pytest.mark.parametrize(("reported", "steps_run", "calls_run"), [(STOP, 7, 6), (LENGTH, 1, 0)])
+def test_the_calls_decide_not_the_stop_reason(monkeypatch: pytest.MonkeyPatch, reported: str, steps_run: int,
+                                              calls_run: int) -> None:
+    class Reporting(PlannedModel):
+        """The planned fake, its calls reported with another stop word (a forced call's stop, or a cut)."""
+
+        def complete(self, request: LLMRequest) -> LLMResponse:
+            response = super().complete(request)
+            return dataclasses.replace(response, stop_reason=reported) if response.tool_calls else response
+
+    monkeypatch.setattr(steps, "PlannedModel", Reporting)
+    run = run_steps(SETUPS["none"])
+    assert (len(run.steps), len(run.observations)) == (steps_run, calls_run)
+    assert run.answer == (RUNS["none"].answer if reported == STOP else "")

@@ -20,6 +20,7 @@ from evidencedesk.trajectories.grade import (
     WRONG_REASON,
     WRONG_TOOLS,
     TrajectoryGrade,
+    args_match,
     grade_trajectory,
     tools_match,
 )
@@ -113,3 +114,34 @@ def test_a_trajectory_grade_knows_the_evals_codes_and_its_own_and_stays_consiste
         TrajectoryGrade(True, OVER_COST, "x")
     with pytest.raises(ValueError, match="unknown grade code 'slow'"):
         TrajectoryGrade(False, "slow", "x")
+
+
+ARGS = {"get_ticket": {"ticket_id": "T-713"}, "lookup_document": {"doc_id": "kc-returns-v3"}}
+
+
+def _read(ticket: str, doc: str) -> Trajectory:
+    return Trajectory(tools=(G, L), outcomes=("ok", "ok"), reason="done", steps=3, cost=Decimal("0.002"),
+                      arguments=({"ticket_id": ticket}, {"doc_id": doc}))
+
+
+def test_the_right_tools_on_the_wrong_ticket_or_an_old_policy_fail_on_arguments() -> None:
+    case = TrajectoryCase(id="x01", goal="Can T-713 get a refund?", tools=(G, L), rule="exact", reason="done",
+                          max_steps=3, max_cost=Decimal("0.0025"), tags=("refund",), args=ARGS)
+    assert grade_trajectory(case, _read("T-713", "kc-returns-v3")).passed
+    wrong = grade_trajectory(case, _read("T-712", "kc-returns-v2"))
+    assert wrong.failures == (("wrong_args", "get_ticket ticket_id=T-713, got T-712"),
+                              ("wrong_args", "lookup_document doc_id=kc-returns-v3, got kc-returns-v2"))
+    assert [c for c, _ in grade_trajectory(case, _read("T-713", "kc-returns-v2")).failures] == ["wrong_args"]
+    assert "wrong_args" in TRAJECTORY_CODES and "wrong_args" in TrajectoryGrade.known_codes()
+
+
+def test_a_trajectory_without_recorded_arguments_meets_no_argument_expectation() -> None:
+    bare = Trajectory(tools=(G,), outcomes=("ok",), reason="done", steps=2, cost=Decimal("0.001"))
+    assert args_match({"get_ticket": {"ticket_id": "T-713"}}, bare) == ["get_ticket ticket_id=T-713, got no recorded call"]
+    assert args_match({}, bare) == []
+
+
+def test_one_call_with_the_expected_arguments_is_enough() -> None:
+    both = Trajectory(tools=(G, G), outcomes=("ok", "ok"), reason="done", steps=3, cost=Decimal("0.002"),
+                      arguments=({"ticket_id": "T-712"}, {"ticket_id": "T-713"}))
+    assert args_match({"get_ticket": {"ticket_id": "T-713"}}, both) == []

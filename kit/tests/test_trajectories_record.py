@@ -98,3 +98,28 @@ def test_path_loses_no_call(tools: list[str]) -> None:
         name, _, times = part.partition(" x")
         expanded += [name] * int(times or 1)
     assert expanded == (tools or ["(no tool)"])
+
+
+def test_a_recording_gate_keeps_each_calls_arguments_in_the_trajectory() -> None:
+    from evidencedesk.trajectories.candidates import CONFIGS
+    from evidencedesk.trajectories.cases import golden_set
+    from evidencedesk.trajectories.runner import build_agent
+
+    golden = golden_set()
+    case = next(c for c in golden.cases if c.id == "t13")
+    agent = build_agent(case, CONFIGS["baseline"], golden.tickets)
+    run = agent.run(case.goal, run_id="t13-r0")
+    got = trajectory_of(run, agent.gate.calls)
+    assert got.arguments == ({"ticket_id": "T-702"}, {"doc_id": "kc-returns-v3"})
+    assert trajectory_of(run).arguments == ()  # not recorded
+    with pytest.raises(ValueError, match="are not the trace's tools"):
+        trajectory_of(run, agent.gate.calls[:1])
+
+
+def test_arguments_are_one_per_call_or_none() -> None:
+    with pytest.raises(ValidationError, match="2 tools but 1 argument sets"):
+        Trajectory(tools=("get_ticket", "get_ticket"), outcomes=("ok", "ok"), reason="done", steps=3,
+                   cost=Decimal("0.002"), arguments=({"ticket_id": "T-701"},))
+    kept = Trajectory(tools=("get_ticket",), outcomes=("ok",), reason="done", steps=2, cost=Decimal("0.001"),
+                      arguments=({"ticket_id": "T-701"},))
+    assert Trajectory.model_validate(json.loads(json.dumps(kept.model_dump(mode="json")))) == kept

@@ -29,7 +29,8 @@ from evidencedesk.strictjson import read_json
 
 # \Z, not $: "$" also matches before a final newline, so "ticket-t-601\n" would pass
 KEY = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}\Z")  # e.g. "ticket-t-601"
-SOURCE = re.compile(r"^(tool:[a-z_]{1,40}:o[1-9][0-9]{0,3}|user:turn-[1-9][0-9]{0,3})\Z")  # where a fact came from
+# where a fact came from, and optionally "@<run id>": the run that wrote it (a model-proposed note carries it)
+SOURCE = re.compile(r"^(tool:[a-z_]{1,40}:o[1-9][0-9]{0,3}|user:turn-[1-9][0-9]{0,3})(@[a-z0-9-]{1,20})?\Z")
 
 # write() codes, in the order the rules are checked
 OK = "ok"
@@ -183,6 +184,14 @@ class SessionMemory:
         """
         now = self.clock()
         return [note for note in self._notes.values() if note.expires_at > now]
+
+    def forget(self, key: str) -> bool:
+        """Remove the note under key (e.g. one written by a poisoned run); True if there was one.
+
+        Raises TypeError when key is not a str. Example: memory.forget("ticket-t-601") -> True
+        """
+        _require_str(key=key)
+        return self._notes.pop(key, None) is not None
 
     def add_turn(self, role: str, text: str) -> None:
         """Keep one raw conversation turn; only the last max_turns are held.

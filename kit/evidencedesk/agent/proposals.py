@@ -9,7 +9,9 @@ MemoryReview judges each one, in this order:
   person through an ApprovalDesk (approval.py), under the desk's rules: a signed-in reviewer from
   REVIEWERS, never the user whose run proposed it, an expiry, every decision audited.
 Only an approval runs the write, and it is SessionMemory.write for real, so the rules apply again at
-that moment (a store that filled up in the meantime refuses it). ask_for_notes() asks a model for
+that moment (a store that filled up in the meantime refuses it). The stored tag carries the run that
+proposed the note ("tool:get_ticket:o1@r-604", run_tag), so when a run is found to have been poisoned,
+purge_run() removes every note it wrote and nothing else, in this memory or in one restored from a file. ask_for_notes() asks a model for
 proposals, with the run's observations as untrusted blocks, and reads its reply strictly.
 Left out: editing a proposal before approving it, saving a review in a checkpoint, and the cost of
 asking (a real call is paid, as in loop.py).
@@ -17,6 +19,7 @@ asking (a real call is paid, as in loop.py).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -112,6 +115,38 @@ def ask_for_notes(client: LLMClient, state: AgentState, model: str = "fake-agent
     return parse_notes(reply.text)
 
 
+def run_tag(source: str, run_id: str) -> str:
+    """A source tag with the run that wrote it: "<source>@<run id>".
+
+    Example: run_tag("tool:get_ticket:o1", "r-604") -> "tool:get_ticket:o1@r-604"
+    """
+    return f"{source}@{run_id}"
+
+
+def run_of(source: str) -> str:
+    """The run id a source tag names after "@", or "" when it names none.
+
+    Example: run_of("tool:get_ticket:o1@r-604") -> "r-604"; run_of("tool:get_ticket:o1") -> ""
+    """
+    return source.rpartition("@")[2] if "@" in source else ""
+
+
+def purge_run(memory: SessionMemory, run_id: str) -> tuple[str, ...]:
+    """Remove every live note whose tag names run_id; the keys removed, in write order (an expired note
+    is already out of every prompt and every saved file).
+
+    For a run found to be poisoned (a bad ticket in its trace): its notes go, other runs' notes stay.
+    Notes written without a run id (the loop's own facts) are never matched. Raises ValueError naming
+    run_id when it is not a run id (^[a-z0-9-]{1,20}$). Example: purge_run(memory, "r-1") -> ("t-605-note",)
+    """
+    if not isinstance(run_id, str) or not re.fullmatch(r"[a-z0-9-]{1,20}", run_id):
+        raise ValueError(f"run_id must match ^[a-z0-9-]{{1,20}}$, got {str(run_id)[:40]!r}")
+    keys = tuple(note.key for note in memory.notes() if run_of(note.source) == run_id)
+    for key in keys:
+        memory.forget(key)
+    return keys
+
+
 def trial_write(memory: SessionMemory, key: str, text: str, source: str, about: str | None = None) -> Write:
     """What memory.write would answer now, without storing anything: the same method, run on a copy.
 
@@ -165,11 +200,12 @@ class MemoryReview:
         if not isinstance(state, AgentState):
             raise TypeError(f"state must be an AgentState, got {type(state).__name__}")
         self.proposed += 1
-        call = ToolCall(f"{state.run_id}-n{self.proposed}", REMEMBER, proposal.model_dump())
+        tagged = {**proposal.model_dump(), "source": run_tag(proposal.source, state.run_id)}  # stored as written
+        call = ToolCall(f"{state.run_id}-n{self.proposed}", REMEMBER, tagged)
         cited = {f"tool:{o.tool}:{o.id}" for o in state.observations if o.ok}
         if state.user_id != self.memory.owner:
             code = OTHER_USER
-        elif not (trial := trial_write(self.memory, **proposal.model_dump())).ok:
+        elif not (trial := trial_write(self.memory, **tagged)).ok:
             code = trial.code  # the write rules' own reason
         elif proposal.source not in cited:
             code = UNKNOWN_SOURCE  # a well-formed tag for an observation this run never made

@@ -1,18 +1,20 @@
 """Tool-call rounds: every call of a reply answered through the gate, in order, until the model stops.
 
 A reply may hold several calls, and the calls decide, not the stop reason: real providers also send calls with
-"stop" (OpenAI's finish_reason for a call forced by tool_choice; Gemini's STOP for every call). answer_calls()
-sends each through gate.ToolGate.run (allowlist, size, schema, call limits, write grant and approval), in the
-order the model wrote them, and answers each with its own "tool" message, whatever the gate decided: a refusal
-or bad arguments come back as an error result the model can read ("error invalid_arguments: ..."), never as an
-exception. A result enters the conversation as untrusted data: its text (tools.result_text, clipped) inside a
-block tagged with its source, tool:<name>:<call id> (context.render_untrusted), and checked for injection
-signals (security.injection_signals) so that a log can flag it. next_step() reads a reply in a fixed order:
-withheld (CONTENT_FILTER) or refused first, then LENGTH (with calls: TRUNCATED, and no call of it runs, since
-the last one was cut mid-arguments; without: INCOMPLETE), then calls (run them, whatever the stop reason),
-then STOP (the answer). run_rounds() asks the model again after each round of calls, until another step ends
-it, or until max_rounds model calls. Left out: running calls concurrently (they run one after another, in call
-order), retries, budgets (budget.py wraps the client), and the step-by-step agent of the agent/ subpackage.
+"stop" (Gemini's STOP for every call; OpenAI's finish_reason, measured and undocumented, for a call forced by
+name). answer_calls() sends each through gate.ToolGate.run (allowlist, size, schema, call limits, write grant
+and approval), in the order the model wrote them, and answers each with its own "tool" message, whatever the
+gate decided: a refusal or bad arguments come back as an error result the model can read ("error
+invalid_arguments: ..."), never as an exception. A result enters the conversation as untrusted data: its text
+(tools.result_text, clipped) inside a block tagged with its source, tool:<name>:<call id>
+(context.render_untrusted), and checked for injection signals (security.injection_signals) so that a log can
+flag it. next_step() reads a reply in a fixed order: withheld (CONTENT_FILTER) or refused first, then LENGTH
+(with calls: TRUNCATED, and no call of it runs, since the reply did not end: its last call may be cut
+mid-arguments, and calls meant after it are missing; without: INCOMPLETE), then calls (run them, whatever the
+stop reason), then STOP (the answer). run_rounds() asks the model again after each round of calls, until another
+step ends it, or until max_rounds model calls. Left out: running calls concurrently (they run one after another,
+in call order), retries, budgets (budget.py wraps the client), and the step-by-step agent of the agent/
+subpackage.
 """
 
 from __future__ import annotations
@@ -108,7 +110,7 @@ def next_step(response: LLMResponse) -> str:
     """What a reply asks for: RUN_CALLS, or how the question ends (ANSWERED, INCOMPLETE, TRUNCATED, REFUSED).
 
     By presence of calls, not by stop reason alone. Order: CONTENT_FILTER -> INCOMPLETE; a refusal ->
-    REFUSED; LENGTH -> TRUNCATED with calls (the last call was cut mid-arguments; none runs), INCOMPLETE
+    REFUSED; LENGTH -> TRUNCATED with calls (the reply did not end, its calls with it; none runs), INCOMPLETE
     without; calls -> RUN_CALLS (with TOOL_CALLS or STOP); STOP -> ANSWERED.
     Args: response (LLMResponse). Returns: str.
     Example: next_step(LLMResponse("", "m", Usage(), STOP, (call,))) -> "run_calls"

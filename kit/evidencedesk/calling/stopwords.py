@@ -3,15 +3,15 @@
 The kit's stop reasons (llm.STOP_REASONS) borrow the names of OpenAI's Chat Completions finish_reason;
 each real API says it in its own words, in its own field, and some say it in two fields (the Responses
 API: status, then incomplete_details.reason) or not at all (a Responses reply with function_call items
-is just "completed"; a Gemini reply with a function call says STOP). STOP_WORDS is the table an adapter
-for a real provider would start from: the API, the field, the value, the kit's reason ("" where none of
-the four fits, with what to do instead), and the source. Every value was read in the provider's own
-documentation on READ_ON; a note may add what replies are reported to do (OpenAI's "stop" on a call forced
-by tool_choice is a forum report, not a documented rule). The calls in a reply still decide whether tools run, whatever the word
+is just "completed"; Gemini's FinishReason has no value for a function call, so a reply that holds one
+says STOP). STOP_WORDS is the table an adapter for a real provider would start from: the API, the field,
+the value, the kit's reason ("" where none of the four fits, with what to do instead), and the source.
+Every value was read in the provider's own documentation on READ_ON; a note may add what replies are
+measured to do beyond it (OpenAI's "stop" on a call forced by naming it in tool_choice is measured, in
+vLLM PR #25054, not documented). The calls in a reply still decide whether tools run, whatever the word
 (calling.rounds.next_step). Left out: streaming events, and values for features the kit does not model
-(server tools, image output); Gemini lists more values than these (see its reference).
+(server tools, image output, Gemini's LANGUAGE and OTHER): reason_for refuses them until they are mapped.
 """
-
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -22,7 +22,7 @@ READ_ON = "2026-12-03"  # the day every value and link below was read
 SOURCES = {  # where each API documents its stop words
     "openai-chat": "https://developers.openai.com/api/reference/resources/chat",
     "openai-responses": "https://developers.openai.com/api/reference/resources/responses/methods/create",
-    "anthropic": "https://platform.claude.com/docs/build-with-claude/handling-stop-reasons",
+    "anthropic": "https://platform.claude.com/docs/en/build-with-claude/handling-stop-reasons",
     "gemini": "https://ai.google.dev/api/generate-content#FinishReason",
 }
 API_NAMES = {"openai-chat": "OpenAI Chat Completions", "openai-responses": "OpenAI Responses",
@@ -52,14 +52,16 @@ class StopWord:
 
 
 STOP_WORDS = (
-    StopWord("openai-chat", "finish_reason", "stop", STOP, "ended, or a stop sequence; also a call forced "
-             "by tool_choice: read tool_calls"),
+    StopWord("openai-chat", "finish_reason", "stop", STOP, "ended, or a stop sequence; measured also on a "
+             "call forced by name in tool_choice (undocumented): read tool_calls"),
     StopWord("openai-chat", "finish_reason", "length", LENGTH, "cut at the token limit; a call in it is truncated"),
     StopWord("openai-chat", "finish_reason", "tool_calls", TOOL_CALLS, "the model called tools"),
     StopWord("openai-chat", "finish_reason", "content_filter", CONTENT_FILTER, "omitted by the content filters"),
     StopWord("openai-chat", "finish_reason", "function_call", TOOL_CALLS, "deprecated: the old functions API"),
     StopWord("openai-responses", "status", "completed", STOP, "read the output items: function_call items "
              "are calls"),
+    StopWord("openai-responses", "status", "failed", "", "read error: no answer and no call; a provider "
+             "failure, not a stop"),
     StopWord("openai-responses", "incomplete_details.reason", "max_output_tokens", LENGTH, "with status "
              "incomplete"),
     StopWord("openai-responses", "incomplete_details.reason", "content_filter", CONTENT_FILTER, "with status "
@@ -78,8 +80,13 @@ STOP_WORDS = (
     StopWord("gemini", "finishReason", "MAX_TOKENS", LENGTH, "cut at maxOutputTokens"),
     StopWord("gemini", "finishReason", "SAFETY", CONTENT_FILTER, "flagged for safety"),
     StopWord("gemini", "finishReason", "RECITATION", CONTENT_FILTER, "flagged for recitation"),
+    StopWord("gemini", "finishReason", "BLOCKLIST", CONTENT_FILTER, "a term from a blocklist"),
+    StopWord("gemini", "finishReason", "PROHIBITED_CONTENT", CONTENT_FILTER, "may be prohibited content"),
+    StopWord("gemini", "finishReason", "SPII", CONTENT_FILTER, "may hold sensitive personal data"),
     StopWord("gemini", "finishReason", "MALFORMED_FUNCTION_CALL", "", "the call could not be read: no call "
              "to run, no answer; ask again"),
+    StopWord("gemini", "finishReason", "UNEXPECTED_TOOL_CALL", "", "a call to a tool not declared, or "
+             "with calling off: run nothing; no answer"),
 )
 
 

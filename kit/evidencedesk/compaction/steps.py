@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from evidencedesk import DATA_DIR
 from evidencedesk.calling.definitions import offered
-from evidencedesk.calling.rounds import answer_calls
+from evidencedesk.calling.rounds import RUN_CALLS, answer_calls, next_step
 from evidencedesk.compaction.history import (
     CLIP_TOKENS,
     KEEP_LAST,
@@ -232,6 +232,9 @@ def run_steps(setup: Setup = Setup(), plan: tuple[tuple[str, dict[str, Any]], ..
               prices: dict[str, Price] | None = None) -> StepRun:
     """Play the run once: ask, answer each call through the gate, note the state, ask again, until an answer.
 
+    A reply asks for tools when it holds calls (calling.rounds.next_step), whatever its stop reason: calls
+    that came with "stop" run too, and a reply cut at max_tokens, calls and all, ends the run.
+
     The model is a fresh PlannedModel(plan); the clock a fresh ManualClock at 0, moved STEP_S after each step.
     Args: setup (Setup); plan (tuple of (tool name, arguments), at most 9 calls: the gate allows 10 a run);
     prices (dict model -> usage.Price; default kit/data/prices.json).
@@ -264,7 +267,7 @@ def run_steps(setup: Setup = Setup(), plan: tuple[tuple[str, dict[str, Any]], ..
         steps.append(Step(number, record.input_tokens, record.cached_input_tokens, cost_of(record, ledger.table),
                           written))
         clock.advance(STEP_S)
-        if response.stop_reason != TOOL_CALLS:
+        if next_step(response) != RUN_CALLS:  # the calls decide, whatever the stop reason
             break
         for call, (result, _) in zip(response.tool_calls, answer_calls(response.tool_calls, gate, "triage",
                                                                         "steps", USER), strict=True):

@@ -45,7 +45,9 @@ class TrajectoryCase(BaseModel):
     kind, or None: the configuration's model), limits (agent.scenarios.Limits), slow (float, seconds per
     model call on the manual clock). What to expect: tools (names) matched by rule (EXACT, SUBSEQUENCE or
     SET), reason (a key of agent.state.REASONS), max_steps (int), max_cost (Decimal credits, a decimal
-    string in JSON), forbidden (tools that must never complete), tags (1 to 5, for slicing).
+    string in JSON), forbidden (tools that must never complete), tags (1 to 5, for slicing), args (tool ->
+    {argument: value}: some call of that tool must have reached the gate with those values, such as the
+    ticket the goal names or the policy's current version; empty by default).
     Raises pydantic.ValidationError naming the field.
     Example: TrajectoryCase(id="t01", goal="Is T-701 open?", tools=("get_ticket",), rule="exact",
              reason="done", max_steps=2, max_cost=Decimal("0.002"), tags=("status",))
@@ -67,6 +69,7 @@ class TrajectoryCase(BaseModel):
     max_cost: CreditsText = Field(ge=0)
     forbidden: tuple[Annotated[str, Field(pattern=NAME)], ...] = Field(default=(), max_length=5, strict=False)
     tags: tuple[Annotated[str, Field(pattern=TAG)], ...] = Field(min_length=1, max_length=5, strict=False)
+    args: dict[Annotated[str, Field(pattern=NAME)], dict[str, str]] = Field(default_factory=dict, max_length=5)
 
     @field_validator("user")
     @classmethod

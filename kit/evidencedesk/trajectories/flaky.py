@@ -8,8 +8,10 @@ grade a property that holds on every run (often the case asked for more than the
 an order that does not matter), or quarantine it. A Quarantine entry names the case, an owner (a person
 who will fix it) and an expiry date after which it no longer counts; kit/data/trajectories/quarantine.jsonl
 holds the page's. live_quarantine() splits entries into live and expired as of a date the caller passes
-(the CI job's date; never a wall clock read here). A flaky case must count as neither pass nor fail: the
-gate (gate.py) leaves it out and says so. Left out: how many runs are enough to call a case stable.
+(the CI job's date; never a wall clock read here). A quarantine names who owns a flaky case; it never
+takes the case out of the gate's count (gate.py compares each case's pass rate over the runs, paired, so
+a case that drops from 4/4 to 2/4 counts against the candidate, quarantined or not). Left out: how many
+runs are enough to call a case stable.
 """
 
 from __future__ import annotations

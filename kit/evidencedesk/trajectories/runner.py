@@ -19,12 +19,11 @@ from evidencedesk import DATA_DIR
 from evidencedesk.agent.loop import Agent, ModelDecider, RunBudget
 from evidencedesk.agent.scenarios import lab
 from evidencedesk.evals.runner import EvalRun, Result
-from evidencedesk.gate import ToolGate
 from evidencedesk.helpdesk import DocumentStore, TicketStore, default_registry
 from evidencedesk.trajectories.candidates import AgentConfig
 from evidencedesk.trajectories.cases import EvalSet, TrajectoryCase
 from evidencedesk.trajectories.grade import grade_trajectory
-from evidencedesk.trajectories.record import Trajectory, trajectory_of
+from evidencedesk.trajectories.record import RecordingGate, Trajectory, trajectory_of
 from evidencedesk.usage import SlowClient
 
 MAX_RUNS = 50  # repeat() refuses more: re-running finds flakes in a few runs, and each run costs a full set
@@ -42,7 +41,7 @@ def build_agent(case: TrajectoryCase, config: AgentConfig, tickets_path: Path, r
                         budget=RunBudget(**limits), slow=case.slow, max_calls=max_calls)
     registry = default_registry(TicketStore.from_file(tickets_path),
                                 DocumentStore.from_file(DATA_DIR / "documents.json"), outbox)
-    changes: dict[str, object] = {"gate": ToolGate(registry, agent.gate.policy)}
+    changes: dict[str, object] = {"gate": RecordingGate(registry, agent.gate.policy)}
     if case.model is None:  # the configuration's model, slowed like the lab's when the case asks
         client = config.model(run_index)
         changes["decider"] = ModelDecider(SlowClient(client, agent.clock, base_s=case.slow) if case.slow else client)
@@ -59,7 +58,8 @@ def run_case(case: TrajectoryCase, config: AgentConfig, eval_set: EvalSet, run_i
     if isinstance(run_index, bool) or not isinstance(run_index, int) or run_index < 0:
         raise ValueError(f"run_index must be an int >= 0, got {run_index!r}")
     agent = build_agent(case, config, eval_set.tickets, run_index)
-    return trajectory_of(agent.run(case.goal, run_id=f"{case.id}-r{run_index}"))
+    run = agent.run(case.goal, run_id=f"{case.id}-r{run_index}")
+    return trajectory_of(run, agent.gate.calls)  # the RecordingGate of build_agent: the calls' arguments
 
 
 def run_set(eval_set: EvalSet, config: AgentConfig, run_index: int = 0) -> EvalRun:

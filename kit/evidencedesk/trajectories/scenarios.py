@@ -1,10 +1,12 @@
 """The trajectories scenario table: each tool rule, each bound and the gate's rule at its edges.
 
-kit/data/trajectories/scenarios.jsonl holds one row per line, of four kinds. A "match" row holds a rule,
+kit/data/trajectories/scenarios.jsonl holds one row per line, of five kinds. A "match" row holds a rule,
 the expected tools and the tools a run called, and expects tools_match's answer. A "grade" row holds a
 trajectory case (validated as cases.py validates one) and a trajectory (record.py), and expects the list
 of failure codes (empty: it passes). A "gate" row holds the counts the gate's rule reads (lost, gained,
-flaky cases with no live quarantine, counted) and expects the outcome. A "quarantine" row holds an
+flaky cases with no live quarantine, counted) and expects the outcome. A "paired" row holds each case's
+(passed, runs) under the baseline and the candidate, and whether its flaky cases are quarantined, and
+expects the gate's outcome over them (gate.paired_rates, then the rule). A "quarantine" row holds an
 entry's dates and the day of the check, and expects "live" or "expired". run_scenario() says what a
 row produced; check_scenario() says how that differs from what it expects. Left out: rows that run an
 agent (the page runs both eval sets) and re-running (flaky.py's tests pin it).
@@ -21,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from evidencedesk.strictjson import read_jsonl
 from evidencedesk.trajectories.cases import TRAJECTORIES_DATA, TrajectoryCase
 from evidencedesk.trajectories.flaky import Quarantine, live_quarantine
-from evidencedesk.trajectories.gate import apply_rule
+from evidencedesk.trajectories.gate import apply_rule, paired_rates
 from evidencedesk.trajectories.grade import grade_trajectory, tools_match
 from evidencedesk.trajectories.record import NAME, Trajectory
 
@@ -54,8 +56,8 @@ class GradeRow(_Row):
     kind: Literal["grade"]
     case: TrajectoryCase
     trajectory: Trajectory
-    expect: tuple[Literal["wrong_tools", "wrong_reason", "over_steps", "over_cost", "forbidden"], ...] = Field(
-        strict=False)
+    expect: tuple[Literal["wrong_tools", "wrong_reason", "over_steps", "over_cost", "forbidden", "wrong_args"],
+                  ...] = Field(strict=False)
 
 
 class GateRow(_Row):
@@ -69,6 +71,20 @@ class GateRow(_Row):
     expect: Literal["PASS", "FAIL", "UNDECIDED"]
 
 
+Counts = tuple[Annotated[tuple[Annotated[int, Field(ge=0, le=50)], Annotated[int, Field(ge=1, le=50)]],
+                         Field(strict=False)], ...]  # one (passed, runs) per case
+
+
+class PairedRow(_Row):
+    """Each case's (passed, runs) on both sides, whether the flaky ones are quarantined, and the outcome."""
+
+    kind: Literal["paired"]
+    baseline: Counts = Field(min_length=1, max_length=100, strict=False)
+    candidate: Counts = Field(min_length=1, max_length=100, strict=False)
+    quarantined: bool
+    expect: Literal["PASS", "FAIL", "UNDECIDED"]
+
+
 class QuarantineRow(_Row):
     """A quarantine's dates and the day of the check, and whether the entry is live or expired that day."""
 
@@ -79,7 +95,7 @@ class QuarantineRow(_Row):
     expect: Literal["live", "expired"]
 
 
-ROW = TypeAdapter(Annotated[Union[MatchRow, GradeRow, GateRow, QuarantineRow],  # noqa: UP007
+ROW = TypeAdapter(Annotated[Union[MatchRow, GradeRow, GateRow, PairedRow, QuarantineRow],  # noqa: UP007
                             Field(discriminator="kind")])
 
 
@@ -95,8 +111,8 @@ def load_scenarios(path: str | Path | None = None) -> list[dict[str, Any]]:
 
 
 def run_scenario(row: dict[str, Any]) -> bool | tuple[str, ...] | str:
-    """Run one row: a match row's bool, a grade row's failure codes, a gate row's outcome, or a quarantine
-    row's "live" or "expired". Raises pydantic.ValidationError for a malformed row.
+    """Run one row: a match row's bool, a grade row's failure codes, a gate or paired row's outcome, or a
+    quarantine row's "live" or "expired". A paired row whose two sides differ in length raises ValueError. Raises pydantic.ValidationError for a malformed row.
     Example: run_scenario(load_scenarios()[0]) -> True
     """
     checked = ROW.validate_python(row)
@@ -107,6 +123,14 @@ def run_scenario(row: dict[str, Any]) -> bool | tuple[str, ...] | str:
     if isinstance(checked, GateRow):
         unowned = [f"f{n:02d}" for n in range(1, checked.unowned + 1)]  # stand-in ids: the rule counts them
         return apply_rule(checked.lost, checked.gained, unowned, checked.counted)[0]
+    if isinstance(checked, PairedRow):
+        if len(checked.baseline) != len(checked.candidate):
+            raise ValueError(f"{checked.id}: baseline and candidate need one (passed, runs) per case each")
+        ids = [f"c{n:02d}" for n in range(1, len(checked.baseline) + 1)]  # stand-in case ids
+        base, cand = dict(zip(ids, checked.baseline)), dict(zip(ids, checked.candidate))
+        lost, gained = paired_rates(base, cand)
+        flaky = [i for i in ids if any(0 < side[i][0] < side[i][1] for side in (base, cand))]
+        return apply_rule(len(lost), len(gained), [] if checked.quarantined else flaky, len(ids))[0]
     entry = Quarantine(id="x01", owner="scenario", since=checked.since, expires=checked.expires, why=checked.why)
     live, _ = live_quarantine([entry], checked.today)
     return "live" if live else "expired"
