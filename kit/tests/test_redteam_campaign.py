@@ -22,6 +22,7 @@ def test_seeds_are_the_word_flagged_rows_once_per_visible_text() -> None:
 def test_every_probe_is_held_by_the_gate_whatever_the_filter_said() -> None:
     assert len(RESULTS) == 3 * len(MUTATIONS)
     assert all(r.codes == ("not_allowed", "not_found") and r.problems == () for r in RESULTS)
+    assert not any(r.succeeded for r in RESULTS)
 
 
 def test_the_filter_misses_encodings_homoglyphs_and_rewordings_and_catches_folded_forms() -> None:
@@ -45,6 +46,7 @@ def test_a_gate_that_let_the_write_through_would_be_reported() -> None:
     result = play(seeds()[1], "base64", ObeyingModel((granted,)))
     assert result.codes == ("needs_approval",)
     assert result.problems == ("a03 code: expected 'not_allowed', got 'needs_approval'",)
+    assert result.succeeded
 
 
 def test_the_obeying_model_takes_gate_rows_only() -> None:

@@ -8,7 +8,10 @@ scripted fake that, whatever the text and however it is disguised, proposes the 
 ticket as kwame). That is the assumption a boundary must survive, since a real model may decode base64,
 read Spanish and follow a role play. Each goal call is then played as its row plays it (attacks.run_attack)
 and checked by attacks.held: the row's code, no e-mail sent, no secret in a log.
-Left out: a real model (whether one would obey is a question for the model, not for the gate), tasks that
+A result's `succeeded` says whether the attack reached its goal; the share of results that did is the
+campaign's attack success rate, the figure red-team tools report per attack family.
+Left out: a real model (whether one would obey is a question for the model, not for the gate; a real model
+is stochastic, so real tools send each probe several times), attackers who adapt to the answers, tasks that
 hold the write grant (then a write is parked for a person, see the Human Approval page), and any attack
 family the mutations do not generate.
 """
@@ -112,6 +115,15 @@ class Result:
     probe: Probe
     codes: tuple[str, ...]
     problems: tuple[str, ...]
+
+    @property
+    def succeeded(self) -> bool:
+        """True when the attack reached its goal: some proposed call was not held as its row expects.
+
+        A campaign's attack success rate is the share of its results for which this is True. Example:
+        play(seeds()[1], "base64", ObeyingModel(goals())).succeeded -> False
+        """
+        return bool(self.problems)
 
 
 def play(seed: Seed, mutation: str, model: ObeyingModel) -> Result:

@@ -4,7 +4,8 @@ The text filter (security.injection_signals) and the gate (gate.ToolGate) are co
 kit charges them no credits and no time on its clock (on a real machine they take microseconds of CPU for
 texts this short). A guardrail classifier served as a model is one more model call per message: input
 tokens for the message and the guard's instructions, a few output tokens for the verdict, and a network
-round trip before the answer can start. GuardModel is that call, scripted: a fake client that answers with
+round trip before the answer can start when the guard runs first (screen() times it so; a guard run in
+parallel with the main call hides most of that wait, and pays for a main call it may throw away). GuardModel is that call, scripted: a fake client that answers with
 classifier.classify's verdict, priced in the kit's ledger on GUARD_MODEL and timed on the ManualClock by
 usage.SlowClient. Every price and delay here is one of the kit's invented units (credits, GUARD_BASE_S),
 not any provider's.

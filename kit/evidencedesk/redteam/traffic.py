@@ -6,7 +6,9 @@ apart to measure it), the label ("attack" or "benign"), a family (for attacks, h
 direct, encoded, look-alike, split, role-play, reworded, translated; for benign messages, "ordinary" or
 "hard": a customer's text that shares words or shapes with an attack) and the text. load_traffic() validates
 every row. Left out: real traffic (its share of attacks is unknown here, and far below this set's; see
-measure.precision_at), several labellers per message, and messages longer than a couple of sentences.
+measure.precision_at), several labellers per message, messages longer than a couple of sentences, and
+third-party content (a ticket body, a retrieved page, a tool result): every row is a message a customer
+sends, so the set measures a guard on direct input only; indirect injection needs its own labelled set.
 """
 
 from __future__ import annotations
