@@ -28,7 +28,9 @@ escaped and sanitised, Markdown images and links against an allowlist of hosts, 
 read-only sqlite3 connection with an authorizer, shell as an argument list, paths kept inside a folder, JSON
 into a strict model), then redteam (generated mutations of the attack table
 against the text filter and the gate, a scored rule classifier measured with intervals on a tune and a
-holdout split, precision at a given attack prevalence, and what each layer costs a message).
+holdout split, precision at a given attack prevalence, and what each layer costs a message), then supplychain
+(MCP tool servers on the official SDK, in process: descriptions and results as untrusted input, a pinned
+manifest checked on every listing, names namespaced by server, and each server's tools behind the gate).
 Everything is deterministic: no wall clock, no randomness, no network. It leaves out real providers,
 real tokenizers and real money.
 """
