@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evidencedesk.supplychain.client import ToolDef, call, list_and_call, listing, schema_text
+from evidencedesk.supplychain.client import ToolDef, call, handshake, list_and_call, listing, schema_text
 from evidencedesk.supplychain.servers import desk_server
 
 
@@ -36,3 +36,9 @@ def test_bad_inputs_are_named() -> None:
         listing("desk")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="arguments must be a dict"):
         list_and_call(desk_server(), "get_ticket", ["T-1401"])  # type: ignore[arg-type]
+
+
+def test_the_handshake_negotiates_the_newest_handshake_era_version() -> None:
+    from mcp_types.version import LATEST_HANDSHAKE_VERSION
+
+    assert handshake(desk_server()) == (LATEST_HANDSHAKE_VERSION, "helpdesk") == ("2025-11-25", "helpdesk")

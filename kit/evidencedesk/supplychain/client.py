@@ -79,6 +79,20 @@ def listing(server: MCPServer) -> tuple[ToolDef, ...]:
     return anyio.run(_listing, _check_server(server))
 
 
+async def _handshake(server: MCPServer) -> tuple[str, str]:
+    async with Client(server, mode=MODE, cache=None) as client:
+        info = client.server_info
+        return client.protocol_version, info.name if info is not None else ""
+
+
+def handshake(server: MCPServer) -> tuple[str, str]:
+    """Connect, and return (the negotiated protocol version, the name the server gives itself).
+
+    Example: handshake(desk_server()) -> ("2025-11-25", "helpdesk")
+    """
+    return anyio.run(_handshake, _check_server(server))
+
+
 async def _list_and_call(server: MCPServer, name: str, arguments: dict[str, Any],
                          before: Any) -> tuple[tuple[ToolDef, ...], CallOutcome | None]:
     async with Client(server, mode=MODE, cache=None) as client:
