@@ -61,7 +61,8 @@ class NameRow(_Row):
 
     kind: Literal["name"]
     name: str = Field(min_length=1, max_length=80)
-    expect: Union[Annotated[list[str], Field(min_length=2, max_length=2)], Literal["unknown", "ambiguous"]]  # noqa: UP007
+    expect: Union[Annotated[list[str], Field(min_length=2, max_length=2)],  # noqa: UP007
+                  Literal["unknown", "ambiguous"]]
 
 
 ROW = TypeAdapter(Annotated[Union[ListingRow, CallRow, NameRow], Field(discriminator="kind")])  # noqa: UP007
