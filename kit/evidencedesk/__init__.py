@@ -31,7 +31,9 @@ a list, replaced by reversible placeholders before a call and restored after it,
 secrets and other people's data, a system prompt audited as if it were public and watched with a canary,
 and the detector's recall and precision measured on a labelled synthetic set), then redteam (generated mutations of the attack table
 against the text filter and the gate, a scored rule classifier measured with intervals on a tune and a
-holdout split, precision at a given attack prevalence, and what each layer costs a message).
+holdout split, precision at a given attack prevalence, and what each layer costs a message), then supplychain
+(MCP tool servers on the official SDK, in process: descriptions and results as untrusted input, a pinned
+manifest checked on every listing, names namespaced by server, and each server's tools behind the gate).
 Everything is deterministic: no wall clock, no randomness, no network. It leaves out real providers,
 real tokenizers and real money.
 """
