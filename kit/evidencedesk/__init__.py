@@ -28,7 +28,10 @@ escaped and sanitised, Markdown images and links against an allowlist of hosts, 
 read-only sqlite3 connection with an authorizer, shell as an argument list, paths kept inside a folder, JSON
 into a strict model), then redteam (generated mutations of the attack table
 against the text filter and the gate, a scored rule classifier measured with intervals on a tune and a
-holdout split, precision at a given attack prevalence, and what each layer costs a message).
+holdout split, precision at a given attack prevalence, and what each layer costs a message), then tenancy
+(one help desk for several tenants: the tenant carried explicitly into every job, records, credentials, caches,
+a search index and memory per tenant, an audit log each tenant exports alone, per-tenant limits, and
+properties that no tenant sees another's data or can tell what the others did).
 Everything is deterministic: no wall clock, no randomness, no network. It leaves out real providers,
 real tokenizers and real money.
 """

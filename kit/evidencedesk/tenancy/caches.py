@@ -73,10 +73,11 @@ class PrefixBuilder:
         self.memoise = memoise
         self._memo: tuple[Message, ...] | None = None
 
-    def prefix(self, ctx: TenantContext, facts: str) -> tuple[Message, ...]:
-        """The rules and ctx's facts; with memoise, whatever the first call built, whoever asks."""
+    def prefix(self, ctx: TenantContext, facts: str, salt: bool = True) -> tuple[Message, ...]:
+        """The rules (opened with ctx's salt line when salt) and ctx's facts; with memoise, whatever the
+        first call built, whoever asks."""
         if self.memoise and self._memo is not None:
             return self._memo
-        built = tenant_request(ctx, facts, "?").messages[:2]
+        built = tenant_request(ctx, facts, "?", salt=salt).messages[:2]
         self._memo = built
         return built

@@ -3,7 +3,7 @@
 Platform.handle(ctx, op, arg) serves one request for ctx and returns the text that tenant sees. It wires
 the modules of this subpackage together: records (stores), the answer cache and the prompt cache
 (caches; page 4's PrefixCache stands in for the provider's), a search index per tenant (retrieval), memory
-per tenant and user (memory), background jobs that carry their tenant (context), an audit log exported
+per tenant and user (memory), background jobs that carry their tenant, picked up by the worker between requests (context), an audit log exported
 per tenant (audit) and daily limits per tenant (neighbours). Platform(bugs=...) turns on named bugs, one
 per classic mistake (BUGS). Two checks read a run of many requests: foreign_data() finds a response that
 holds another tenant's name (every tenant's data carries its name, so this is "saw another's data"), and
@@ -15,6 +15,7 @@ model, persistence, concurrency (requests run one at a time, in the order given)
 
 from __future__ import annotations
 
+import functools
 import json
 from decimal import Decimal
 from collections.abc import Iterable, Sequence
@@ -38,7 +39,7 @@ from evidencedesk.llm import LLMResponse, Usage
 TENANCY_DATA = DATA_DIR / "tenancy"
 PREFIX_MIN_TOKENS = 32  # the stand-in provider caches prefixes from 32 tokens (invented; real minimums are larger)
 DAILY_CALLS = 12  # requests a tenant may make per day (invented)
-OPS = ("put", "get", "ask", "remember", "recall", "job", "tick", "search", "audit", "fail")
+OPS = ("put", "get", "ask", "remember", "recall", "job", "upload", "search", "audit", "fail")
 BUGS = {  # name -> the classic mistake it switches on
     "cache_key_without_tenant": "the answer cache is keyed on the question alone",
     "shared_prefix": "the prompt prefix is built once and reused for every tenant",
@@ -64,8 +65,11 @@ class Tenant:
     documents: tuple[Document, ...]
 
 
+@functools.lru_cache(maxsize=8)
 def load_tenants(path: str | None = None) -> tuple[Tenant, ...]:
-    """The synthetic tenants (default kit/data/tenancy/tenants.json). Raises ValueError naming a bad field."""
+    """The synthetic tenants (default kit/data/tenancy/tenants.json), read once per path (they are frozen).
+
+    Raises ValueError naming the tenant and the bad field."""
     data = json.loads((TENANCY_DATA / "tenants.json").read_text(encoding="utf-8") if path is None
                       else open(path, encoding="utf-8").read())
     tenants = []
@@ -102,6 +106,7 @@ class Platform:
         self.jobs: JobQueue | AmbientQueue = AmbientQueue() if "ambient_job" in self.bugs else JobQueue()
         self.limits = UserLimits(DailyLimit(max_calls=DAILY_CALLS), self.clock)
         self.traces: dict[str, int] = {}
+        self.uploads: dict[str, int] = {}
         self.requests: list[TenantContext] = []  # what a provider-side log would hold: the contexts served
 
     def handle(self, ctx: TenantContext, op: str, arg: str = "") -> str:
@@ -120,6 +125,7 @@ class Platform:
             return "refused: daily limit"
         self.limits.charge(key, Decimal(0))
         self.audit.record(ctx, op, arg)
+        self.jobs.run_all(self._summarise)  # the worker picks queued jobs up between requests
         return getattr(self, f"_{op}")(ctx, arg)
 
     def _put(self, ctx: TenantContext, arg: str) -> str:
@@ -133,8 +139,9 @@ class Platform:
         facts = self.tenants[ctx.tenant].facts
         key = answer_key(ctx, arg, with_tenant="cache_key_without_tenant" not in self.bugs)
         cached = self.answers.get(key)
-        prefix = self.prefixes.prefix(ctx, facts)
-        request = tenant_request(ctx, facts, arg, salt="unsalted_prompt_cache" not in self.bugs)
+        salt = "unsalted_prompt_cache" not in self.bugs
+        prefix = self.prefixes.prefix(ctx, facts, salt)
+        request = tenant_request(ctx, facts, arg, salt=salt)
         request = type(request)(request.model, (*prefix, request.messages[-1]), request.max_tokens)
         if cached is None:  # the scripted model answers from the facts block it was given
             said = prefix[1].content.removeprefix("<facts>\n").removesuffix("\n</facts>")
@@ -156,12 +163,15 @@ class Platform:
         self.jobs.enqueue(Job(kind="summarise", payload=text, context=ctx))
         return "queued"
 
-    def _tick(self, ctx: TenantContext, arg: str) -> str:
-        def summarise(job_ctx: TenantContext, job: Job) -> str:
-            self.store.put(job_ctx, "summary", f"summary: {job.payload}")
-            return job_ctx.tenant
-        self.jobs.run_all(summarise)
-        return "the worker ran"  # the same words whoever's jobs ran: a count would tell of other tenants
+    def _summarise(self, job_ctx: TenantContext, job: Job) -> str:
+        self.store.put(job_ctx, "summary", f"summary: {job.payload}")
+        return job_ctx.tenant
+
+    def _upload(self, ctx: TenantContext, arg: str) -> str:
+        self.uploads[ctx.tenant] = self.uploads.get(ctx.tenant, 0) + 1
+        doc_id = f"{ctx.tenant[:2]}-upload-{self.uploads[ctx.tenant]}"
+        self.indexes.add(Document(id=doc_id, tenant=ctx.tenant, owner="", title="upload", text=f"{ctx.tenant} note: {arg}"))
+        return f"uploaded {doc_id}"
 
     def _search(self, ctx: TenantContext, arg: str) -> str:
         if "filter_after_ranking" in self.bugs or "shared_index_stats" in self.bugs:
