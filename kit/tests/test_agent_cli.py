@@ -31,8 +31,8 @@ def test_each_command_in_a_fresh_process(tmp_path: Path) -> None:
                               capture_output=True, text=True, timeout=60, env=signed_in("maria"))
         assert done.returncode == 0, done.stderr
         return done.stdout
-    assert cli("start", "b01", "run.json") == ("b01: awaiting_approval, pa-1 (send_email_draft) asked of an approver, "
-                                               "expires at 600.0 s; saved run.json\n")
+    assert cli("start", "b01", "run.json") == ("b01: awaiting_approval, pa-1 (send_email_draft) asked of an approver\n"
+                                               "  expires at 600.0 s; saved run.json\n")
     assert "emails sent by this process: 1" in cli("approve", "run.json", "pa-1", "--by", "maria", "--after", "120")
     assert cli("resume", "run.json").startswith("b01: resumed, now done (done)")
     assert cli("resume", "run.json").startswith("b01: already_finished, now done (done)")
@@ -56,14 +56,14 @@ def test_a_refused_decision_exits_1_with_its_code(tmp_path: Path, capsys, monkey
     monkeypatch.setenv(TOKEN_ENV, issue_token(by))
     run(capsys, "start", "b01", str(tmp_path / "run.json"))
     assert run(capsys, "approve", str(tmp_path / "run.json"), "pa-1", "--by", by) == (
-        1, "", f"refused: approve pa-1 by {by}: {code}; emails sent by this process: 0\n")
+        1, "", f"refused: approve pa-1 by {by}: {code}\n  emails sent by this process: 0\n")
 
 
 def test_decline_then_resume_ends_denied(tmp_path: Path, capsys, monkeypatch) -> None:
     monkeypatch.setenv(TOKEN_ENV, issue_token("maria"))
     path = str(tmp_path / "run.json")
     run(capsys, "start", "b02", path)
-    assert run(capsys, "decline", path, "pa-1", "--by", "maria")[1].startswith("pa-1: declined by maria;")
+    assert run(capsys, "decline", path, "pa-1", "--by", "maria")[1].startswith("pa-1: declined by maria\n  emails sent by this process: 0;")
     assert run(capsys, "resume", path)[1].startswith("b02: resumed, now stopped (denied)")
 
 

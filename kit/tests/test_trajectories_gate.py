@@ -16,7 +16,7 @@ from evidencedesk.trajectories.candidates import CONFIGS
 from evidencedesk.trajectories.cases import agent_set, golden_set
 from evidencedesk.trajectories.flaky import Quarantine, load_quarantine
 from evidencedesk.trajectories.gate import (EXIT_CODES, FAIL, PASS, UNDECIDED, apply_rule, decide, fewest_to_fail, main,
-                                            paired_rates, pass_counts, pass_hat_k, regression_p)
+                                            paired_rates, pass_at_k, pass_counts, pass_hat_k, regression_p)
 from evidencedesk.trajectories.runner import repeat, run_set
 
 GOLDEN, AGENT = golden_set(), agent_set()
@@ -47,7 +47,7 @@ def test_the_rule(lost: int, gained: int, unowned: list, counted: int, outcome: 
 
 def test_the_rules_reasons_name_what_decided() -> None:
     assert apply_rule(5, 0, [], 28) == (FAIL, "lost 5, gained 0; p = 0.03125 < 0.05: unlikely by chance")
-    assert apply_rule(2, 0, [], 14)[1] == "lost 2, gained 0; p = 0.25 may be chance; it fails at 5 lost, none gained"
+    assert apply_rule(2, 0, [], 14)[1] == "lost 2, gained 0; p = 0.25 may be chance; it fails at 5 lost, 0 gained"
 
 
 def test_the_one_sided_p_is_the_upper_binomial_tail() -> None:
@@ -57,6 +57,15 @@ def test_the_one_sided_p_is_the_upper_binomial_tail() -> None:
         assert regression_p(lost, 0) == mcnemar_exact(lost, 0) / 2
     with pytest.raises(ValueError, match="lost must be an int >= 0"):
         regression_p(-1, 0)
+
+
+def test_pass_at_k_is_the_chance_that_one_of_k_runs_passes() -> None:
+    assert (pass_at_k(0, 4, 4), pass_at_k(1, 4, 4), pass_at_k(2, 4, 1), pass_at_k(1, 4, 2)) == (0.0, 1.0, 0.5, 0.5)
+    for passed in range(5):  # by hand: 1 - C(4 - passed, 2) / C(4, 2)
+        assert pass_at_k(passed, 4, 2) == 1 - (4 - passed) * (3 - passed) / 2 / 6
+    for bad in ((5, 4, 1), (2, 4, 0), (2, 4, 5), (-1, 4, 1), (True, 4, 1)):
+        with pytest.raises(ValueError):
+            pass_at_k(*bad)
 
 
 def test_pass_hat_k_is_the_chance_that_k_runs_all_pass() -> None:

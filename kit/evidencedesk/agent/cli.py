@@ -46,8 +46,8 @@ def _start(args: argparse.Namespace) -> int:
     checkpoint.save(args.file)
     if state.status == AWAITING:
         request = checkpoint.desk.requests[state.pending_id]
-        print(f"{state.run_id}: {state.status}, {request.id} ({request.tool}) asked of an approver, "
-              f"expires at {request.expires_at:.1f} s; saved {args.file.name}")
+        print(f"{state.run_id}: {state.status}, {request.id} ({request.tool}) asked of an approver\n"
+              f"  expires at {request.expires_at:.1f} s; saved {args.file.name}")
     else:
         print(f"{state.run_id}: {state.status} {state.reason}; saved {args.file.name}")
     return 0
@@ -58,7 +58,7 @@ def _decide(args: argparse.Namespace) -> int:
     try:
         person = session_of(os.environ.get(TOKEN_ENV), by=args.by)
     except IdentityError as exc:
-        print(f"refused: {args.command} {shown}: {exc}; nothing ran", file=sys.stderr)
+        print(f"refused: {args.command} {shown}: {exc}\n  nothing ran", file=sys.stderr)
         return 1
     outbox = Outbox()  # this process's mail service; the folder's send log decides whether it is used
     try:
@@ -69,17 +69,17 @@ def _decide(args: argparse.Namespace) -> int:
         return 1
     sent = f"emails sent by this process: {len(outbox.sent)}"
     if not verdict.ok:
-        print(f"refused: {args.command} {shown} by {person.user_id}: {verdict.code}; {sent}", file=sys.stderr)
+        print(f"refused: {args.command} {shown} by {person.user_id}: {verdict.code}\n  {sent}", file=sys.stderr)
         return 1
     ran = f"; the gate ran it: {verdict.result.code}" if verdict.code == APPROVED else ""
-    print(f"{shown}: {verdict.code} by {person.user_id}{ran}; {sent}; saved {args.file.name}")
+    print(f"{shown}: {verdict.code} by {person.user_id}{ran}\n  {sent}; saved {args.file.name}")
     return 0
 
 
 def _resume(args: argparse.Namespace) -> int:
     resumed = resume(args.file, after_s=args.after)
-    print(f"{resumed.state.run_id}: {resumed.code}, now {resumed.state.status} ({resumed.state.reason}); "
-          f"nothing sent by this process; saved {args.file.name}")
+    print(f"{resumed.state.run_id}: {resumed.code}, now {resumed.state.status} ({resumed.state.reason})\n"
+          f"  nothing sent by this process; saved {args.file.name}")
     return 0
 
 

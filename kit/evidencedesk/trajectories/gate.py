@@ -14,7 +14,7 @@ lost > gained but p >= ALPHA (too few cases to tell a drop from chance), a flaky
 quarantine (an owner who fixes it), or an empty set; a non-zero code, because "cannot tell" is not "no
 drop". PASS (exit 0): everything else. A quarantine never takes a case out of the count. Each side's
 rate in the report is pass^k (Yao et al. 2024, tau-bench): the share of cases passed on every one of its
-k runs. Decision.lines() is the report CI prints; main() is the script (`python -m
+k runs; pass_at_k() is its opposite, pass@k (Chen et al. 2021), a case passed on any run. Decision.lines() is the report CI prints; main() is the script (`python -m
 evidencedesk.trajectories.gate --candidate terse`). Exit code 2 is left to argparse, which uses it for a
 bad command line. Left out: several candidates at once, slices by tag, and a test that weighs how far a
 rate fell (the sign test counts a fall from 4/4 to 3/4 like one to 0/4).
@@ -78,6 +78,18 @@ def pass_hat_k(passed: int, runs: int, k: int) -> float:
     return math.comb(passed, k) / math.comb(runs, k)
 
 
+def pass_at_k(passed: int, runs: int, k: int) -> float:
+    """pass@k for one case (M. Chen et al. 2021, arXiv 2107.03374): the chance that at least one of k runs
+    drawn from its `runs` runs passes, 1 - C(runs - passed, k) / C(runs, k). The opposite of pass^k: a case
+    that passed any run counts, which is what a gate rerun until green measures.
+
+    Args: passed, runs, k (ints, 0 <= passed <= runs, 1 <= k <= runs). Raises ValueError otherwise.
+    Example: pass_at_k(2, 4, 1) -> 0.5; pass_at_k(1, 4, 4) -> 1.0
+    """
+    pass_hat_k(passed, runs, k)  # the same checks, naming the values as given
+    return 1 - pass_hat_k(runs - passed, runs, k)  # none of k passes = all k fail: pass^k of the failures
+
+
 def fewest_to_fail(alpha: float = ALPHA) -> int:
     """The fewest lost cases, with none gained, whose one-sided p is below alpha: 5 at 0.05.
 
@@ -106,7 +118,7 @@ def apply_rule(lost: int, gained: int, unowned: Sequence[str], counted: int, alp
         return UNDECIDED, f"flaky, no live quarantine: {' '.join(unowned)}; fix or quarantine each"
     if lost > gained:
         return UNDECIDED, (f"lost {lost}, gained {gained}; p = {p:.4g} may be chance; "
-                           f"it fails at {fewest_to_fail(alpha)} lost, none gained")
+                           f"it fails at {fewest_to_fail(alpha)} lost, 0 gained")
     if not counted:
         return UNDECIDED, "no case to count"
     return PASS, f"lost {lost}, gained {gained}: the candidate loses no more than it gains"
@@ -295,7 +307,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     decision = decide(repeat(eval_set, CONFIGS[args.baseline], args.runs),
                       repeat(eval_set, CONFIGS[args.candidate], args.runs), quarantine, args.today)
     print(f"eval set: {eval_set.name}, {len(eval_set.cases)} cases")
-    print(textwrap.fill(f"rule: {RULE}", 84, subsequent_indent="  "))
+    print(textwrap.fill(f"rule: {RULE}", 78, subsequent_indent="  "))
     print(decision.report())
     return decision.exit_code
 
