@@ -19,7 +19,7 @@ from evidencedesk.evals.runner import (
     configs,
     run_eval,
 )
-from evidencedesk.llm import LENGTH, STOP, LLMRequest, Message
+from evidencedesk.llm import LENGTH, STOP, LLMRequest, LLMResponse, Message, ToolCall
 
 CASES = load_cases()
 CONFIGS = configs(CASES)
@@ -84,6 +84,27 @@ def test_a_cut_reply_is_incomplete_and_never_reaches_the_grader() -> None:
     run = run_eval(CASES[:2], Config("long", "Explain.", long), grader=spy)
     assert [r.grade.code for r in run.results] == [INCOMPLETE, PASS] and seen == ["g02"]
     assert run.results[0].grade.reason == "stop_reason length: not an answer"
+
+
+@pytest.mark.parametrize(
+    ("reply", "reason"),
+    [
+        (LLMResponse("refund", "scripted-1", tool_calls=(ToolCall("c1", "get_ticket", {"ticket_id": "T-501"}),)),
+         "tool calls with stop_reason stop: not an answer"),  # a forced call comes back with "stop"
+        (LLMResponse("", "scripted-1", refusal="I cannot help with that."),
+         "a refusal with stop_reason stop: not an answer"),
+    ],
+)
+def test_calls_or_a_refusal_with_stop_are_incomplete_and_never_reach_the_grader(reply, reason) -> None:
+    class Replies:
+        def complete(self, request: LLMRequest) -> LLMResponse:
+            return reply
+
+    seen: list[str] = []
+    run = run_eval(CASES[:1], Config("calls", "Explain.", Replies()),
+                   grader=lambda case, text: seen.append(case.id) or grade_case(case, text))
+    assert [r.grade.code for r in run.results] == [INCOMPLETE] and seen == []
+    assert run.results[0].grade.reason == reason
 
 
 def test_a_grader_of_ones_own_takes_the_place_of_grade_case() -> None:

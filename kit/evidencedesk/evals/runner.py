@@ -133,8 +133,9 @@ def run_eval(cases: list[GoldenCase], config: Config, grader: Grader = grade_cas
     """Ask config's model every case's input, in order, and grade each reply.
 
     Args: cases (list of golden cases, as cases.load_cases returns them); config (Config); grader (Grader,
-    called as grader(case, reply); default cases.grade_case). A reply that did not end by itself is graded
-    INCOMPLETE and never shown to the grader. Returns an EvalRun. Raises ValueError when two cases share
+    called as grader(case, reply); default cases.grade_case). A reply that is no whole answer (cut short,
+    asking for tools whatever its stop reason, or refusing, as llm.require_complete reads it) is graded INCOMPLETE
+    and never shown to the grader. Returns an EvalRun. Raises ValueError when two cases share
     an id; the client's LLMError (or NoRecordedReply) as it is.
     Example: run_eval(load_cases(), configs(load_cases())["v1"]).passed
     """
@@ -147,6 +148,9 @@ def run_eval(cases: list[GoldenCase], config: Config, grader: Grader = grade_cas
         response = config.client.complete(request)
         if response.stop_reason != STOP:
             grade = Grade(False, INCOMPLETE, f"stop_reason {response.stop_reason}: not an answer")
+        elif response.tool_calls or response.refusal:  # calls may come with "stop" (llm.require_complete)
+            what = "tool calls" if response.tool_calls else "a refusal"
+            grade = Grade(False, INCOMPLETE, f"{what} with stop_reason stop: not an answer")
         else:
             grade = grader(case, response.text)
         results.append(Result(case.id, tuple(case.tags), response.text, grade))
