@@ -7,8 +7,8 @@ gives each listed tool one status: approved (its digest is pinned for this serve
 pinned with another digest: the "rug pull"), new (never approved); a pinned tool the server no longer lists
 is gone. Only an approved tool may be offered to a model or called; approve() pins a definition again, by a
 named person. Left out: the code behind a definition (a server can change what a tool does and keep its
-definition: no digest sees that), servers that answer different clients differently, and signing the
-manifest itself.
+definition: no digest sees that), a definition's icons and _meta (a host may show icons to the user; the
+kit does not read them), servers that answer different clients differently, and signing the manifest itself.
 """
 
 from __future__ import annotations
