@@ -44,7 +44,7 @@ from sitebuild.runner import block_env, relative
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = read_config(ROOT / "mkdocs.yml")
 KERNELS, KERNEL = "kernels", "learner"  # under the install's folder: the kernel spec of its venv
-INSTALL_TIMEOUT = 300  # seconds: a bound on one pip or pytest run, never an assertion about its speed
+INSTALL_TIMEOUT = 900  # seconds: a bound on one pip or pytest run, never an assertion about its speed
 PAGES_WITH_BLOCKS = [p.src_uri for p in course_pages(CONFIG["nav"])
                      if 'exec="on"' in (ROOT / "docs" / p.src_uri).read_text(encoding="utf-8")]
 # A test count block: `python -m pytest FILES | tail -n 1 | sed ...`, which prints "N passed".

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from evidencedesk.supplychain.client import ToolDef, call, handshake, list_and_call, listing, schema_text
@@ -42,3 +44,10 @@ def test_the_handshake_negotiates_the_newest_handshake_era_version() -> None:
     from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
     assert handshake(desk_server()) == (LATEST_HANDSHAKE_VERSION, "helpdesk") == ("2025-11-25", "helpdesk")
+
+
+def test_a_session_runs_where_an_event_loop_already_runs_as_in_a_jupyter_kernel() -> None:
+    async def inside_a_running_loop() -> tuple[str, str]:
+        return handshake(desk_server())  # synchronous call from a coroutine: anyio.run alone would refuse
+
+    assert asyncio.run(inside_a_running_loop()) == handshake(desk_server()) == ("2025-11-25", "helpdesk")

@@ -6,15 +6,20 @@ that handshake reaches in mcp 2.3.0); the SDK's default for an in-process server
 dispatch requests directly, without JSON-RPC framing, at protocol 2026-07-28. The tools calls below are the
 same in both. The client's response cache is off (cache=None), so every listing is the server's answer of
 that moment. Each function runs one session from connect to close with anyio.run, so the kit's other code
-stays synchronous. Left out: stdio and Streamable HTTP transports, authorization, notifications (a
+stays synchronous; where an event loop already runs in the calling thread (a Jupyter kernel's), the session
+runs in a thread of its own, since anyio.run refuses to start inside a running loop.
+Left out: stdio and Streamable HTTP transports, authorization, notifications (a
 long-lived client re-lists on notifications/tools/list_changed; the kit lists before every call instead),
 pagination of tools/list, sampling and elicitation.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
-from typing import Any
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 import anyio
 from mcp import Client
@@ -22,6 +27,20 @@ from mcp.server.mcpserver import MCPServer
 from pydantic import BaseModel, ConfigDict
 
 MODE = "legacy"  # the initialize handshake over InMemoryTransport (see the module docstring)
+T = TypeVar("T")
+
+
+def _run(function: Callable[..., Awaitable[T]], *args: Any) -> T:
+    """anyio.run(function, *args), also where this thread's event loop runs (Jupyter): then in a thread of its own.
+
+    Example: _run(_handshake, desk_server()) -> ("2025-11-25", "helpdesk")
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:  # no loop runs here: the usual case in a script or a test
+        return anyio.run(function, *args)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(anyio.run, function, *args).result()
 
 
 class ToolDef(BaseModel):
@@ -76,7 +95,7 @@ def listing(server: MCPServer) -> tuple[ToolDef, ...]:
     Args: server (MCPServer). Returns: tuple of ToolDef. Raises: TypeError for anything but an MCPServer.
     Example: [t.name for t in listing(desk_server())] -> ["get_ticket", "send_reply"]
     """
-    return anyio.run(_listing, _check_server(server))
+    return _run(_listing, _check_server(server))
 
 
 async def _handshake(server: MCPServer) -> tuple[str, str]:
@@ -90,7 +109,7 @@ def handshake(server: MCPServer) -> tuple[str, str]:
 
     Example: handshake(desk_server()) -> ("2025-11-25", "helpdesk")
     """
-    return anyio.run(_handshake, _check_server(server))
+    return _run(_handshake, _check_server(server))
 
 
 async def _list_and_call(server: MCPServer, name: str, arguments: dict[str, Any],
@@ -117,7 +136,7 @@ def list_and_call(server: MCPServer, name: str, arguments: dict[str, Any],
     """
     if not isinstance(arguments, dict):
         raise TypeError(f"arguments must be a dict, got {type(arguments).__name__}")
-    return anyio.run(_list_and_call, _check_server(server), name, arguments, before)
+    return _run(_list_and_call, _check_server(server), name, arguments, before)
 
 
 def call(server: MCPServer, name: str, arguments: dict[str, Any]) -> CallOutcome:
