@@ -5,8 +5,6 @@ The profile is fixed (derandomize=True, no database, no deadline), so every run 
 interleavings and the count of tests and examples is stable: the test cannot flake.
 """
 
-import dataclasses
-
 import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
@@ -75,7 +73,7 @@ def test_requests_past_the_daily_limit_are_refused():
 def test_foreign_data_knows_a_tenants_document_ids_not_only_its_name():
     tidewick = next(t for t in TENANTS if t.id == "tidewick")
     assert markers()["tidewick"] == ("tidewick", *(d.id for d in tidewick.documents))
-    leaked = [t if t.id != "quillmere" else dataclasses.replace(t, facts="See tw-recall.") for t in TENANTS]
+    leaked = [t if t.id != "quillmere" else t.model_copy(update={"facts": "See tw-recall."}) for t in TENANTS]
     ask = [(CONTEXTS[0], "ask", "Refund window?")]
     assert foreign_data(ask) is None
     assert foreign_data(ask, tenants=leaked) == (0, "From the facts: See tw-recall. [prefix miss]")
@@ -83,7 +81,7 @@ def test_foreign_data_knows_a_tenants_document_ids_not_only_its_name():
 
 def test_data_misassigned_from_the_start_is_seen_by_foreign_data_only():
     quill, tide = (next(t for t in TENANTS if t.id == i) for i in ("quillmere", "tidewick"))
-    swapped = [dataclasses.replace(t, facts=quill.facts) if t.id == "tidewick" else t for t in TENANTS]
+    swapped = [t.model_copy(update={"facts": quill.facts}) if t.id == "tidewick" else t for t in TENANTS]
     tide_sam = TenantContext(tenant="tidewick", user="sam")
     requests = [(CONTEXTS[0], "ask", "Refund window?"), (tide_sam, "ask", "Refund window?")]
     assert interference(requests, tenants=swapped) is None  # the same alone and in company

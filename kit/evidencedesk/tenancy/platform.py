@@ -23,7 +23,8 @@ import functools
 import json
 from decimal import Decimal
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict
 
 from evidencedesk import DATA_DIR
 from evidencedesk.cache import ResponseCache
@@ -57,9 +58,13 @@ BUGS = {  # name -> the classic mistake it switches on
 }
 
 
-@dataclass(frozen=True)
-class Tenant:
-    """One tenant of kit/data/tenancy/tenants.json: id, business, users, facts, credential, documents."""
+class Tenant(BaseModel):
+    """One tenant of kit/data/tenancy/tenants.json: id, business, users, facts, credential, documents.
+
+    Frozen. Example: load_tenants()[0].id -> "quillmere"
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str
     business: str
@@ -80,7 +85,8 @@ def load_tenants(path: str | None = None) -> tuple[Tenant, ...]:
     for tid, t in data.items():
         try:
             docs = tuple(Document(tenant=tid, **d) for d in t["documents"])
-            tenants.append(Tenant(tid, t["business"], tuple(t["users"]), t["facts"], t["credential"], docs))
+            tenants.append(Tenant(id=tid, business=t["business"], users=tuple(t["users"]), facts=t["facts"],
+                                  credential=t["credential"], documents=docs))
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"tenants.json: tenant {tid}: {exc}") from None
     return tuple(tenants)
