@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
 from evidencedesk.tenancy.context import TenantContext
-from evidencedesk.tenancy.platform import BUGS, OPS, Platform, foreign_data, interference, load_tenants, run
+from evidencedesk.tenancy.platform import (BUGS, OPS, Platform, foreign_data, interference, load_tenants, markers,
+                                           run)
 
 TENANTS = load_tenants()
 CONTEXTS = [TenantContext(tenant=t.id, user=u) for t in TENANTS for u in t.users]
@@ -54,7 +55,6 @@ def test_the_property_finds_every_classic_bug(bug):
     assert foreign_data(found) is None and interference(found) is None  # the same run, without the bug
 
 
-
 def test_platform_checks_its_inputs():
     with pytest.raises(ValueError, match="unknown bug"):
         Platform(["no_such_bug"])
@@ -68,3 +68,22 @@ def test_platform_checks_its_inputs():
 def test_requests_past_the_daily_limit_are_refused():
     said = run([(CONTEXTS[0], "get", "x")] * 13)
     assert said[-1] == "refused: daily limit" and said[-2] == "not found"
+
+
+def test_foreign_data_knows_a_tenants_document_ids_not_only_its_name():
+    tidewick = next(t for t in TENANTS if t.id == "tidewick")
+    assert markers()["tidewick"] == ("tidewick", *(d.id for d in tidewick.documents))
+    leaked = [t if t.id != "quillmere" else t.model_copy(update={"facts": "See tw-recall."}) for t in TENANTS]
+    ask = [(CONTEXTS[0], "ask", "Refund window?")]
+    assert foreign_data(ask) is None
+    assert foreign_data(ask, tenants=leaked) == (0, "From the facts: See tw-recall. [prefix miss]")
+
+
+def test_data_misassigned_from_the_start_is_seen_by_foreign_data_only():
+    quill, tide = (next(t for t in TENANTS if t.id == i) for i in ("quillmere", "tidewick"))
+    swapped = [t.model_copy(update={"facts": quill.facts}) if t.id == "tidewick" else t for t in TENANTS]
+    tide_sam = TenantContext(tenant="tidewick", user="sam")
+    requests = [(CONTEXTS[0], "ask", "Refund window?"), (tide_sam, "ask", "Refund window?")]
+    assert interference(requests, tenants=swapped) is None  # the same alone and in company
+    assert foreign_data(requests, tenants=swapped)[0] == 1
+    assert tide.facts not in run(requests, tenants=swapped)[1]

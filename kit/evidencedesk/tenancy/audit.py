@@ -10,16 +10,19 @@ Left out: retention, tamper evidence, and shipping logs anywhere.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from pydantic import BaseModel, ConfigDict
 
 from evidencedesk.security import redact_log
 from evidencedesk.tenancy.context import TenantContext
 
 
-@dataclass(frozen=True)
-class AuditEvent:
-    """One event: tenant, user, action (str), detail (str, redacted) and seq (int, per tenant, from 1)."""
+class AuditEvent(BaseModel):
+    """One event: tenant, user, action (str), detail (str, redacted) and seq (int, per tenant, from 1).
 
+    Frozen. Example: AuditEvent(tenant="quillmere", user="sam", action="put", detail="T-1501", seq=1)
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
     tenant: str
     user: str
     action: str
@@ -42,7 +45,7 @@ class AuditLog:
         if not isinstance(ctx, TenantContext):
             raise TypeError(f"ctx must be a TenantContext, got {type(ctx).__name__}")
         seq = 1 + sum(1 for e in self.events if e.tenant == ctx.tenant)
-        event = AuditEvent(ctx.tenant, ctx.user, action, redact_log(detail), seq)
+        event = AuditEvent(tenant=ctx.tenant, user=ctx.user, action=action, detail=redact_log(detail), seq=seq)
         self.events.append(event)
         return event
 

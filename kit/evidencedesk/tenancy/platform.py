@@ -9,8 +9,12 @@ per classic mistake (BUGS). Two checks read a run of many requests: foreign_data
 holds another tenant's name (every tenant's data carries its name, so this is "saw another's data"), and
 interference() replays each tenant's requests alone on a fresh platform and finds the first response that
 differs: anything another tenant did that changed what this one sees, data or not (a score, a count, a
-refusal, a cached prefix). The model is a script: it answers with the facts it was given. Left out: a real
-model, persistence, concurrency (requests run one at a time, in the order given).
+refusal, a cached prefix). The two are complementary: data that reaches a tenant whatever the others do (a
+tenant set up with another's facts) looks the same alone and in company, so only foreign_data sees it.
+foreign_data knows a tenant's data by its markers (markers()): the tenant id, which every record, fact,
+note and upload id carries, and the ids of its documents; data without a marker goes unseen. The model is
+a script: it answers with the facts it was given. Left out: a real model, persistence, concurrency
+(requests run one at a time, in the order given).
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ import functools
 import json
 from decimal import Decimal
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict
 
 from evidencedesk import DATA_DIR
 from evidencedesk.cache import ResponseCache
@@ -53,9 +58,13 @@ BUGS = {  # name -> the classic mistake it switches on
 }
 
 
-@dataclass(frozen=True)
-class Tenant:
-    """One tenant of kit/data/tenancy/tenants.json: id, business, users, facts, credential, documents."""
+class Tenant(BaseModel):
+    """One tenant of kit/data/tenancy/tenants.json: id, business, users, facts, credential, documents.
+
+    Frozen. Example: load_tenants()[0].id -> "quillmere"
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str
     business: str
@@ -76,7 +85,8 @@ def load_tenants(path: str | None = None) -> tuple[Tenant, ...]:
     for tid, t in data.items():
         try:
             docs = tuple(Document(tenant=tid, **d) for d in t["documents"])
-            tenants.append(Tenant(tid, t["business"], tuple(t["users"]), t["facts"], t["credential"], docs))
+            tenants.append(Tenant(id=tid, business=t["business"], users=tuple(t["users"]), facts=t["facts"],
+                                  credential=t["credential"], documents=docs))
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"tenants.json: tenant {tid}: {exc}") from None
     return tuple(tenants)
@@ -169,7 +179,7 @@ class Platform:
 
     def _upload(self, ctx: TenantContext, arg: str) -> str:
         self.uploads[ctx.tenant] = self.uploads.get(ctx.tenant, 0) + 1
-        doc_id = f"{ctx.tenant[:2]}-upload-{self.uploads[ctx.tenant]}"
+        doc_id = f"{ctx.tenant}-upload-{self.uploads[ctx.tenant]}"
         self.indexes.add(Document(id=doc_id, tenant=ctx.tenant, owner="", title="upload", text=f"{ctx.tenant} note: {arg}"))
         return f"uploaded {doc_id}"
 
@@ -194,28 +204,40 @@ class Platform:
 Request = tuple[TenantContext, str, str]  # (who, op, arg)
 
 
-def run(requests: Iterable[Request], bugs: Iterable[str] = ()) -> list[str]:
-    """Play requests in order on a fresh Platform(bugs); returns each response, in order."""
-    platform = Platform(bugs)
+def run(requests: Iterable[Request], bugs: Iterable[str] = (), tenants: Sequence[Tenant] | None = None) -> list[str]:
+    """Play requests in order on a fresh Platform(bugs, tenants); returns each response, in order."""
+    platform = Platform(bugs, tenants)
     return [platform.handle(ctx, op, arg) for ctx, op, arg in requests]
 
 
-def foreign_data(requests: Sequence[Request], bugs: Iterable[str] = ()) -> tuple[int, str] | None:
-    """The first (index, response) whose text names another tenant, or None: no tenant saw another's data."""
-    names = [t.id for t in load_tenants()]
-    for i, ((ctx, _, _), said) in enumerate(zip(requests, run(requests, bugs))):
-        if any(n in said.lower() for n in names if n != ctx.tenant):
+def markers(tenants: Sequence[Tenant] | None = None) -> dict[str, tuple[str, ...]]:
+    """{tenant id: the strings that mark its data}: the id itself and the ids of its documents.
+
+    Example: markers()["tidewick"] -> ("tidewick", "tw-returns", "tw-recall", "tw-care")
+    """
+    return {t.id: (t.id, *(d.id for d in t.documents)) for t in (tenants if tenants is not None else load_tenants())}
+
+
+def foreign_data(requests: Sequence[Request], bugs: Iterable[str] = (),
+                 tenants: Sequence[Tenant] | None = None) -> tuple[int, str] | None:
+    """The first (index, response) whose text holds another tenant's marker, or None: no tenant saw
+    another's data, as far as markers() can tell."""
+    marks = markers(tenants)
+    for i, ((ctx, _, _), said) in enumerate(zip(requests, run(requests, bugs, tenants))):
+        text = said.lower()
+        if any(m in text for tenant, ms in marks.items() if tenant != ctx.tenant for m in ms):
             return i, said
     return None
 
 
-def interference(requests: Sequence[Request], bugs: Iterable[str] = ()) -> tuple[int, str, str] | None:
+def interference(requests: Sequence[Request], bugs: Iterable[str] = (),
+                 tenants: Sequence[Tenant] | None = None) -> tuple[int, str, str] | None:
     """The first (index, response, response alone) where a tenant's response differs from the one it gets
     when only its own requests run, on a fresh platform; None when no tenant can tell the others exist."""
-    together = run(requests, bugs)
+    together = run(requests, bugs, tenants)
     for tenant in dict.fromkeys(ctx.tenant for ctx, _, _ in requests):
         mine = [i for i, (ctx, _, _) in enumerate(requests) if ctx.tenant == tenant]
-        alone = run([requests[i] for i in mine], bugs)
+        alone = run([requests[i] for i in mine], bugs, tenants)
         for i, said in zip(mine, alone):
             if together[i] != said:
                 return i, together[i], said
