@@ -118,11 +118,17 @@ SECRET = VisiblePattern(r"\b(password|passwd|secret|api[_ -]?key|token)\b\s*(?:[
 # would be matched only up to its last letter, and not at all if that left fewer than 16 characters
 KEY_SHAPE = VisiblePattern(r"\bsk-[A-Za-z0-9_-]{16,}", re.I)
 # An address in a form that a browser, a mail client or a reader turns back into one: "@" percent-encoded (%40)
-# or as an HTML character reference (&#64; &#x40; &commat;), "." as %2E, or both spelled "[at]" and "(dot)".
-_AT = r"(?:%40|&#0*64;|&#x0*40;|&commat;|\s*[\[(]\s*at\s*[\])]\s*)"
-_DOT = r"(?:\.|%2e|&#0*46;|&#x0*2e;|&period;|\s*[\[(]\s*dot\s*[\])]\s*)"
+# or as an HTML character reference (&#64; &#x40; &commat;), with each "." plain or encoded the same ways; or "@"
+# and every "." spelled in brackets, "[at]" and "(dot)" (a bracketed "at" beside a plain "." is ordinary text, as in
+# "failed (at) handler.py"). The local part starts after no address character and is at most 64 long (RFC 5321
+# section 4.5.3.1.1), so a long line with no address in it is read once, not once from every position.
+_LOCAL = r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}"
+_AT = r"(?:%40|&#0*64;|&#x0*40;|&commat;)"
+_DOT = r"(?:\.|%2e|&#0*46;|&#x0*2e;|&period;)"
+_SPELLED_AT, _SPELLED_DOT = r"\s*[\[(]\s*at\s*[\])]\s*", r"\s*[\[(]\s*dot\s*[\])]\s*"
 ENCODED_EMAIL = VisiblePattern(
-    rf"[A-Za-z0-9._%+-]+{_AT}[A-Za-z0-9-]+(?:{_DOT}[A-Za-z0-9-]+)*{_DOT}[A-Za-z]{{2,}}\b", re.I)
+    rf"{_LOCAL}(?:{_AT}[A-Za-z0-9-]+(?:{_DOT}[A-Za-z0-9-]+)*{_DOT}"
+    rf"|{_SPELLED_AT}[A-Za-z0-9-]+(?:{_SPELLED_DOT}[A-Za-z0-9-]+)*{_SPELLED_DOT})[A-Za-z]{{2,}}\b", re.I)
 SIMULATED_SECRET = "sk-sim-" + "NOT-A-REAL-KEY-000000000"  # 24 characters after the prefix; invented for the course
 REDACTED = "[redacted]"
 
@@ -179,9 +185,11 @@ def personal_data(text: str) -> list[str]:
 def redact_log(text: str) -> str:
     """Text safe for a log: its visible form (see visible()), with key-shaped strings in any case, secret
     values and e-mail addresses replaced by "[redacted]". Hidden characters never reach the log. An address
-    also counts in the encoded forms of ENCODED_EMAIL (%40, &#64;, &commat;, "[at]" and "(dot)"). Not caught:
-    an address in base64 or another encoding a reader cannot see through, split over two log lines or fields,
-    or spelled with bare words ("kwame at example dot org"), and personal data other than addresses and keys.
+    also counts in the encoded forms of ENCODED_EMAIL (%40, &#64;, &commat;; "[at]" with "(dot)"), and so does a
+    file name such as icon%402x.png. Not caught: an address in base64 or another encoding a reader cannot see
+    through, split over two log lines or fields, spelled with bare words ("kwame at example dot org") or with only
+    its "@" spelled ("kwame [at] example.org"), written with look-alike letters of another script, a real "@"
+    beside an encoded dot; and personal data other than addresses and keys.
 
     Args: text (str). Returns: str. Raises: TypeError for a non-str.
     Example: redact_log("password: hunter2 for kwame@example.org") -> "password: [redacted] for [redacted]"

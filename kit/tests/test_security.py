@@ -183,6 +183,9 @@ def test_redact_log_removes_keys_secrets_and_addresses(text: str, expected: str)
         ("write to kwame (AT) mail (dot) example (dot) org.", "write to [redacted]."),
         ("write to kwame＠example．org", "write to [redacted]"),  # fullwidth: the visible form folds it
         ("look at [the] box", "look at [the] box"),  # brackets alone are no address
+        ("failed (at) handler.py", "failed (at) handler.py"),  # a spelled "at" beside a plain dot is ordinary text
+        ("error [at] config.yaml line 3", "error [at] config.yaml line 3"),
+        ("GET /img/icon%402x.png", "GET /img/[redacted]"),  # a file name shaped like an address counts as one
         ("50%40 off", "50%40 off"),  # a percent sign and digits, no domain after them
     ],
 )
@@ -196,6 +199,7 @@ def test_redact_log_removes_addresses_in_common_encodings(text: str, expected: s
     [
         "a3dhbWVAZXhhbXBsZS5vcmc=",  # base64 of an address: not readable, not found
         "kwame at example dot org",  # bare words
+        "kwame [at] example.org",  # only the "@" spelled: read as ordinary text, like "failed (at) handler.py"
     ],
 )
 def test_redact_log_documents_what_it_does_not_catch(text: str) -> None:
