@@ -35,7 +35,8 @@ untrusted input, a pinned manifest checked on every listing, names namespaced by
 tools behind the gate), then tenancy (one help desk for several tenants: the tenant carried explicitly into
 every job, records, credentials, caches, a search index and memory per tenant, an audit log each tenant
 exports alone, per-tenant limits, and properties that no tenant sees another's data or can tell what the
-others did).
+others did), and last capstone (every table and property of the course from one command, an incident drill in
+which a poisoned ticket is found, contained and purged, its post-incident review, and a release checklist).
 
 Everything is deterministic: no wall clock, no randomness, no network. It leaves out real providers, real
 tokenizers and real money.

@@ -114,7 +114,8 @@ def page_of_test(name: str) -> Page | None:
     for page in PAGES:
         if stem in page.tests:
             return page
-        if page.package and stem.startswith(page.package + "_") and page.owns(page.package, stem[len(page.package) + 1:]):
+        module = stem.removeprefix(page.package + "_")
+        if page.package and stem.startswith(page.package + "_") and page.owns(page.package, module):
             return page
         if not page.package and stem in page.modules:
             return page

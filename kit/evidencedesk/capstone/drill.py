@@ -251,7 +251,8 @@ def run_drill(controls: Controls, folder: Path) -> Drill:
     purged: tuple[str, ...] = ()
     quarantined: tuple[str, ...] = ()
     if finding is not None:
-        events.append(Event(at=clock(), who="traces", what=f"found {finding.evidence}; its notes came from {finding.source_run}"))
+        events.append(Event(at=clock(), who="traces",
+                            what=f"found {finding.evidence}; its notes came from {finding.source_run}"))
         clock.advance(RESPOND_S)
         quarantined = (POISONED,)
         events.append(Event(at=clock(), who=ON_CALL, what=f"quarantined {POISONED}"))
@@ -272,5 +273,6 @@ def run_drill(controls: Controls, folder: Path) -> Drill:
     read = json.loads(again.state.observations[0].text)["id"] if again.state.observations and \
         again.state.observations[0].ok else "missing"
     events.append(Event(at=clock(), who="r-4", what=f"re-triage {POISONED}: {'read' if read == POISONED else 'missing'}"))
-    return Drill(controls=controls, events=tuple(events), reached=reached, reached_at=reached_at, finding=finding, emails=sent,
+    return Drill(controls=controls, events=tuple(events), reached=reached, reached_at=reached_at, finding=finding,
+                 emails=sent,
                  purged=purged, quarantined=quarantined, live_after=live_after, later_write=later)

@@ -61,20 +61,26 @@ class FileResult(BaseModel):
 
 
 class PropertyCollector:
-    """A pytest plugin: keeps only @given tests at collection, then counts outcomes by file.
+    """A pytest plugin: keeps only @given tests at collection (unless only_properties is False), then counts
+    outcomes by file and by test.
 
     Attributes after a run: outcomes (Counter of (file name, "passed" or "failed")), failures (node ids of
-    failed tests, setup and teardown errors included), deselected (int, example tests left out).
+    failed tests, setup and teardown errors included), by_test (test function name -> True while every one of
+    its runs passed), deselected (int, example tests left out).
     Example: pytest.main([...files], plugins=[collector := PropertyCollector()])
     """
 
-    def __init__(self) -> None:
+    def __init__(self, only_properties: bool = True) -> None:
+        self.only_properties = only_properties
         self.outcomes: Counter[tuple[str, str]] = Counter()
         self.failures: list[str] = []
+        self.by_test: dict[str, bool] = {}
         self.deselected = 0
 
     def pytest_collection_modifyitems(self, config: Any, items: list[Any]) -> None:
         """Keep the items whose test function carries Hypothesis's `.hypothesis` attribute."""
+        if not self.only_properties:
+            return
         keep = [item for item in items if hasattr(getattr(item, "obj", None), "hypothesis")]
         drop = [item for item in items if not hasattr(getattr(item, "obj", None), "hypothesis")]
         self.deselected += len(drop)
@@ -85,6 +91,9 @@ class PropertyCollector:
     def pytest_runtest_logreport(self, report: Any) -> None:
         """Count a test's call outcome; a failed setup or teardown counts as a failure."""
         name = Path(report.nodeid.split("::")[0]).name
+        test = report.nodeid.split("::")[-1].split("[")[0]
+        if report.failed or report.when == "call":
+            self.by_test[test] = self.by_test.get(test, True) and not report.failed
         if report.failed:
             self.outcomes[(name, "failed")] += 1
             self.failures.append(report.nodeid)
@@ -105,7 +114,7 @@ def run(files: list[Path] | None = None, select: str | None = None) -> tuple[lis
 
     files = property_files() if files is None else files
     collector = PropertyCollector()
-    args = [*(str(p) for p in files), "-o", "addopts=", "-p", "no:terminal", "-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning"]
+    args = [*(str(p) for p in files), "-o", "addopts=", "-p", "no:terminal", "-p", "no:cacheprovider"]
     if select:
         args += ["-k", select]
     code = int(pytest.main(args, plugins=[collector]))

@@ -106,7 +106,8 @@ def adapter(module: Any) -> tuple[Callable[[], list[Any]], Callable[[Any], list[
     load = next((getattr(module, n) for n in LOADERS if callable(getattr(module, n, None))), None)
     check = next((getattr(module, n) for n in CHECKERS if callable(getattr(module, n, None))), None)
     if load is None or check is None:
-        raise CourseError(f"{module.__name__} has no loader ({', '.join(LOADERS)}) or no checker ({', '.join(CHECKERS)})")
+        raise CourseError(f"{module.__name__} has no loader ({', '.join(LOADERS)}) "
+                          f"or no checker ({', '.join(CHECKERS)})")
     return load, check
 
 

@@ -1,0 +1,91 @@
+"""The drill: each control does its part, on one clock, and the record says what happened."""
+
+import json
+
+import pytest
+from pydantic import ValidationError
+
+from evidencedesk.agent.fakes import FakeModel
+from evidencedesk.agent.loop import ModelDecider
+from evidencedesk.agent.poisoning import FollowsMemory
+from evidencedesk.capstone.drill import (
+    DECIDE_AT,
+    POISONED,
+    RUN_2_AT,
+    RUN_3_AT,
+    Controls,
+    Event,
+    drill_lab,
+    find,
+    run_drill,
+    touched,
+)
+
+
+@pytest.fixture
+def drill(tmp_path):
+    return lambda **controls: run_drill(Controls(**controls), tmp_path)
+
+
+def test_with_every_control_the_ticket_is_found_contained_and_purged(drill):
+    d = drill()
+    assert d.reached and d.reached_at == DECIDE_AT and d.contained and d.clean
+    assert d.finding.run == "r-2" and d.finding.source_run == "r-1" and d.finding.code == "not_allowed"
+    assert d.purged == ("t-2201-subject", "t-2201-note-1") and d.quarantined == (POISONED,)
+    assert [e.at for e in d.events] == sorted(e.at for e in d.events) and d.events[-1].at == RUN_3_AT
+
+
+def test_a_declined_note_never_reaches_memory_and_nothing_is_found(drill):
+    d = drill(review="decline")
+    assert not d.reached and d.reached_at is None and d.finding is None and d.clean and d.purged == ()
+
+
+def test_without_review_the_write_rules_let_the_spelled_address_in(drill):
+    d = drill(review="off")
+    assert d.reached and d.reached_at == 0 and d.detected and d.clean
+
+
+def test_without_least_privilege_the_auto_approver_sends_the_email(drill):
+    d = drill(gate=False)
+    assert d.emails == 1 and not d.contained and d.finding.code == "needs_approval" and d.clean
+
+
+def test_without_tracing_nobody_finds_it_and_the_next_run_tries_again(drill):
+    d = drill(tracing=False)
+    assert d.finding is None and d.live_after == 2 and d.later_write and d.contained and not d.clean
+    assert d.events[-1].what == f"re-triage {POISONED}: read"
+
+
+def test_without_the_purge_the_quarantine_alone_leaves_the_notes(drill):
+    d = drill(purge=False)
+    assert d.detected and d.purged == () and d.live_after == 2 and d.later_write
+    assert d.events[-1].what == f"re-triage {POISONED}: missing"
+
+
+def test_a_quarantined_ticket_reads_as_missing():
+    agent, _ = drill_lab(ModelDecider(FakeModel("sensible")), 0.0, quarantined=frozenset({POISONED}))
+    run = agent.run(f"Check {POISONED}.", run_id="r-9")
+    assert not run.state.observations[0].ok
+    agent, _ = drill_lab(ModelDecider(FakeModel("sensible")), 0.0)
+    assert json.loads(agent.run(f"Check {POISONED}.", run_id="r-9").state.observations[0].text)["id"] == POISONED
+
+
+def test_the_lab_clock_starts_where_the_drill_stands():
+    agent, _ = drill_lab(ModelDecider(FakeModel("sensible")), RUN_2_AT)
+    assert agent.clock() == RUN_2_AT and agent.task == "triage"
+    assert drill_lab(ModelDecider(FakeModel("sensible")), 0.0, least_privilege=False)[0].task == "reply"
+
+
+def test_a_run_that_never_touched_the_email_tool_finds_nothing():
+    agent, _ = drill_lab(ModelDecider(FollowsMemory()), 0.0)
+    run = agent.run("Read T-601 and summarise it.", run_id="r-5")
+    assert touched(run) == "" and find(run, agent) is None
+
+
+def test_controls_are_strict_and_events_wrap_under_their_text():
+    with pytest.raises(ValidationError, match="review"):
+        Controls(review="maybe")
+    with pytest.raises(ValidationError, match="gate"):
+        Controls(gate="yes")
+    lines = Event(at=300, who="r-2", what="word " * 30).lines(40)
+    assert max(map(len, lines)) <= 40 and all(line.startswith(" " * 17) for line in lines[1:])
