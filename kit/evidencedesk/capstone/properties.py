@@ -1,15 +1,16 @@
 """The course's properties: the Hypothesis tests of kit/tests, found by reading the tests and run by pytest.
 
 A property test here is a test that Hypothesis runs on generated examples, a function decorated with
-@given; Hypothesis marks such a function with a `.hypothesis` attribute (its documented handle on the
-inner test), which is how the plugin below tells them from example tests in the same files. The files
+@given; hypothesis.is_hypothesis_test() is Hypothesis's public way to tell one (Hypothesis documentation,
+"Detect Hypothesis tests", read 2026-12-03), which is how the plugin below keeps them apart from the
+example tests in the same files. The files
 searched are the test files that import hypothesis (read with ast). run() calls pytest in this process
 with PropertyCollector as a plugin, which keeps only the property tests (and, with a -k expression,
 pytest's own selection among them), and counts what passed and failed, by file. Each property runs as
 its file sets it (the suite fixes its examples with derandomize, so a run is repeatable). Left out: tests
 that call hypothesis.find() inside an example test (they search for a counterexample the page wants
 found, rather than state a property), and pytest's terminal report, which the command replaces with one
-line per file. pytest is imported only when properties run: it comes with the kit's test extras.
+line per file. pytest and hypothesis are imported only when properties run: they come with the kit's test extras.
 """
 
 from __future__ import annotations
@@ -78,11 +79,13 @@ class PropertyCollector:
         self.deselected = 0
 
     def pytest_collection_modifyitems(self, config: Any, items: list[Any]) -> None:
-        """Keep the items whose test function carries Hypothesis's `.hypothesis` attribute."""
+        """Keep the items whose test function is a Hypothesis test (hypothesis.is_hypothesis_test)."""
         if not self.only_properties:
             return
-        keep = [item for item in items if hasattr(getattr(item, "obj", None), "hypothesis")]
-        drop = [item for item in items if not hasattr(getattr(item, "obj", None), "hypothesis")]
+        from hypothesis import is_hypothesis_test  # the kit's test extras
+
+        keep = [item for item in items if is_hypothesis_test(getattr(item, "obj", None))]
+        drop = [item for item in items if item not in keep]
         self.deselected += len(drop)
         if drop:
             config.hook.pytest_deselected(items=drop)
