@@ -79,13 +79,13 @@ class PropertyCollector:
         self.deselected = 0
 
     def pytest_collection_modifyitems(self, config: Any, items: list[Any]) -> None:
-        """Keep the items whose test function is a Hypothesis test (hypothesis.is_hypothesis_test)."""
+        """Keep the items whose test function is a Hypothesis test."""
         if not self.only_properties:
             return
-        from hypothesis import is_hypothesis_test  # the kit's test extras
+        from hypothesis import is_hypothesis_test  # a test extra of the kit
 
-        keep = [item for item in items if is_hypothesis_test(getattr(item, "obj", None))]
-        drop = [item for item in items if item not in keep]
+        keep = [i for i in items if is_hypothesis_test(getattr(i, "obj", None))]
+        drop = [i for i in items if i not in keep]
         self.deselected += len(drop)
         if drop:
             config.hook.pytest_deselected(items=drop)

@@ -15,27 +15,31 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Callable
 
-from evidencedesk.capstone.drill import EMAIL_TOOL, POISONED, Drill
+from evidencedesk.capstone.drill import POISONED, Drill
 
 WIDTH = 78  # characters per line of the review
 
-# (condition on the record, what to change, the page of the control), in the order a review lists them
+APPROVAL = "Human Approval and Multi-Agent Boundaries"
+# (condition on the record, what to change, the page of the control)
 CHANGES: tuple[tuple[Callable[[Drill], bool], str, str], ...] = (
     (lambda d: d.reached and d.controls.review == "approve",
-     "the reviewer approved a note that asks for a later action; show each held note with the ticket it "
-     "came from, and decline notes that ask for an action", "Human Approval and Multi-Agent Boundaries"),
+     "the reviewer approved a note that asks for a later action; show "
+     "each held note with its ticket, and decline notes that ask for "
+     "an action", APPROVAL),
     (lambda d: d.reached and d.controls.review == "off",
-     "model-proposed notes went into memory unreviewed; hold them for a person",
-     "Human Approval and Multi-Agent Boundaries"),
+     "model-proposed notes went into memory unreviewed; hold them for "
+     "a person", APPROVAL),
     (lambda d: not d.contained,
-     f"a summary run held the {EMAIL_TOOL} grant and an auto-approver sent its email; give summaries "
-     "the triage task and let a person approve every write", "Tool Permissions and Failure Handling"),
+     "a summary run held the email grant and an auto-approver sent its "
+     "email; give summaries the triage task, and a person every write",
+     "Tool Permissions and Failure Handling"),
     (lambda d: d.reached and not d.detected,
-     "nothing recorded what the runs did, so nobody learned of the incident; trace every run and alert on "
-     "a run that touches a tool its task does not use", "Tracing and Cost Attribution"),
+     "nothing recorded what the runs did, so nobody learned of it; "
+     "trace every run, and alert on a tool its task does not use",
+     "Tracing and Cost Attribution"),
     (lambda d: d.detected and not d.purged,
-     "the poisoned notes stayed in memory after the finding; purge the run's notes, by run id, in the "
-     "runbook's first hour", "Human Approval and Multi-Agent Boundaries"),
+     "the poisoned notes stayed in memory after the finding; purge the "
+     "run's notes by run id as the first step of the response", APPROVAL),
 )
 REGRESSION = (f"add {POISONED}'s note as a row of the poisoning table, so every release plays it",
               "Safe Failure and Security Regression Tests")

@@ -64,29 +64,37 @@ class Played(BaseModel):
 
 
 def _defines_a_table(path: Path) -> bool:
-    """True when the file defines one of LOADERS and one of CHECKERS at its top level."""
+    """True when the file exists and defines one of LOADERS and one of CHECKERS at its top level."""
+    if not path.is_file():
+        return False
     names = {node.name for node in ast.parse(path.read_text(encoding="utf-8"), filename=str(path)).body
              if isinstance(node, ast.FunctionDef)}
     return bool(names & set(LOADERS)) and bool(names & set(CHECKERS))
 
 
 def tables(root: Path = PACKAGE_DIR) -> list[Table]:
-    """The table modules under root (Path of the evidencedesk package folder; the kit's by default), in
-    course order: Beginner modules in PAGES order, then each subpackage present, its pages in order and,
-    inside a page, its modules in the page's order (a page that lists none: by file name).
+    """The table modules under root (Path: the evidencedesk package folder,
+    the kit's by default), in course order: the Beginner modules, then each
+    subpackage present in the order of course.PAGES, a page's own modules in
+    the page's order.
 
-    Raises CourseError naming a subpackage under root that no page of course.PAGES adds, or a table module
-    that belongs to no page. Example: tables()[0].module -> "evidencedesk.attacks"
+    Raises CourseError naming a subpackage that no page of PAGES adds, or a
+    table module that belongs to no page.
+    Example: tables()[0].module -> "evidencedesk.attacks"
     """
-    present = sorted(p.name for p in root.iterdir() if (p / "__init__.py").is_file())
-    if unknown := [name for name in present if name not in ADVANCED_PACKAGES]:
-        raise CourseError(f"kit subpackage {unknown[0]!r} belongs to no page of capstone.course.PAGES: add its page")
+    present = sorted(p.name for p in root.iterdir()
+                     if (p / "__init__.py").is_file())
+    if unknown := [n for n in present if n not in ADVANCED_PACKAGES]:
+        raise CourseError(f"kit subpackage {unknown[0]!r} belongs to no page "
+                          "of capstone.course.PAGES: add its page")
     found = [Table(module=f"evidencedesk.{m}", page=page_of("", m))
-             for m in BEGINNER_MODULES if (root / f"{m}.py").is_file() and _defines_a_table(root / f"{m}.py")]
-    for package in (name for name in ADVANCED_PACKAGES if name in present):
-        files = sorted(p for p in (root / package).glob("*.py") if p.stem != "__init__" and _defines_a_table(p))
-        mine = [Table(module=f"evidencedesk.{package}.{p.stem}", page=page_of(package, p.stem)) for p in files]
-        found += sorted(mine, key=_course_place)  # stable: a page that lists no modules keeps file-name order
+             for m in BEGINNER_MODULES if _defines_a_table(root / f"{m}.py")]
+    for package in (n for n in ADVANCED_PACKAGES if n in present):
+        files = sorted(p for p in (root / package).glob("*.py")
+                       if p.stem != "__init__" and _defines_a_table(p))
+        mine = [Table(module=f"evidencedesk.{package}.{p.stem}",
+                      page=page_of(package, p.stem)) for p in files]
+        found += sorted(mine, key=_course_place)  # stable sort
     return found
 
 
@@ -97,14 +105,18 @@ def _course_place(table: Table) -> tuple[int, int]:
     return PAGES.index(table.page), modules.index(module) if module in modules else 0
 
 
-def adapter(module: Any) -> tuple[Callable[[], list[Any]], Callable[[Any], list[str]]]:
-    """The loader and checker of an imported table module, by the first names of LOADERS and CHECKERS it has.
+def adapter(module: Any) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """The loader and checker of an imported table module: the first name of
+    LOADERS and the first of CHECKERS that it defines.
 
     Raises CourseError naming the module when it has no loader or no checker.
-    Example: load, check = adapter(importlib.import_module("evidencedesk.tenancy.scenarios"))
+    Example: load, check = adapter(import_module("evidencedesk.attacks"))
     """
-    load = next((getattr(module, n) for n in LOADERS if callable(getattr(module, n, None))), None)
-    check = next((getattr(module, n) for n in CHECKERS if callable(getattr(module, n, None))), None)
+    def first(names: tuple[str, ...]) -> Any:
+        found = (getattr(module, n, None) for n in names)
+        return next((f for f in found if callable(f)), None)
+
+    load, check = first(LOADERS), first(CHECKERS)
     if load is None or check is None:
         raise CourseError(f"{module.__name__} has no loader ({', '.join(LOADERS)}) "
                           f"or no checker ({', '.join(CHECKERS)})")
