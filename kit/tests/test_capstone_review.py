@@ -8,7 +8,7 @@ from evidencedesk.capstone.review import REGRESSION, WIDTH, changes, review_line
 
 @pytest.fixture
 def review(tmp_path):
-    return lambda **controls: run_drill(Controls(**controls), tmp_path)
+    return lambda **controls: run_drill(Controls(**controls), tmp_path)[0]
 
 
 def test_the_review_holds_the_timeline_the_finding_and_fits_the_width(review):

@@ -31,7 +31,7 @@ CHANGES: tuple[tuple[Callable[[Drill], bool], str, str], ...] = (
      "a person", APPROVAL),
     (lambda d: not d.contained,
      "a summary run held the email grant and an auto-approver sent its "
-     "email; give summaries the triage task, and a person every write",
+     "email; take the grant from summaries, and give a person every write",
      "Tool Permissions and Failure Handling"),
     (lambda d: d.reached and not d.detected,
      "nothing recorded what the runs did, so nobody learned of it; "
@@ -71,12 +71,13 @@ def review_lines(drill: Drill) -> list[str]:
         lines += _wrap("Detected by:", "nothing; the drill's record is all that shows it")
     else:
         found_at = next(e.at for e in drill.events if e.who == "traces")
-        lines += _wrap("Detected by:", f"the traces: {finding.evidence}; its memory held notes of "
-                                       f"{finding.source_run} ({len(finding.notes)} notes loaded)")
+        lines += _wrap("Detected by:", f"the traces: {finding.evidence}; its root span names the notes it "
+                                       f"loaded, written by {finding.source_run}, which read "
+                                       f"{', '.join(finding.tickets)}")
         if drill.reached_at is not None:
             lines.append(f"    {found_at - drill.reached_at:.0f} s after the poisoned notes reached memory")
     held = "no email left" if drill.contained else f"{drill.emails} email(s) left"
-    how = ("the triage task has no email tool, so the check refused it" if drill.controls.gate
+    how = ("the gate refused the write: summaries hold no write grant" if drill.controls.gate
            else "nothing: an auto-approver ran the parked write")
     lines += _wrap("Contained by:", f"{how}; {held}"
                    + (f"; {', '.join(drill.quarantined)} quarantined" if drill.quarantined else ""))

@@ -68,7 +68,7 @@ def outcome(drill: Drill) -> dict[str, bool]:
 def run_row(row: Row) -> Drill:
     """Play the drill with the row's controls in a temporary folder. Example: run_row(load_rows()[0]).detected"""
     with tempfile.TemporaryDirectory() as folder:
-        return run_drill(row.controls, Path(folder))
+        return run_drill(row.controls, Path(folder))[0]
 
 
 def check_row(row: Row) -> list[str]:
