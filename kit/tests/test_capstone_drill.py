@@ -45,9 +45,9 @@ def test_without_review_the_write_rules_let_the_spelled_address_in(drill):
     assert d.reached and d.reached_at == 0 and d.detected and d.clean
 
 
-def test_with_the_grant_and_an_auto_approver_the_email_leaves(drill):
+def test_with_the_email_tool_taken_for_a_read_the_email_leaves(drill):
     d = drill(gate=False)
-    assert d.emails == 1 and not d.contained and d.finding.code == "needs_approval" and d.clean
+    assert d.emails == 1 and not d.contained and d.finding.code == "ok" and d.clean
 
 
 def test_without_tracing_nobody_finds_it_and_the_next_run_tries_again(drill):
@@ -70,10 +70,12 @@ def test_a_quarantined_ticket_reads_as_missing():
     assert json.loads(agent.run(f"Check {POISONED}.", run_id="r-9").state.observations[0].text)["id"] == POISONED
 
 
-def test_the_lab_clock_starts_where_the_drill_stands_and_the_gate_holds_the_grant():
+def test_the_lab_clock_starts_where_the_drill_stands_and_only_held_keeps_the_write_flag():
     agent, _ = drill_lab(ModelDecider(FakeModel("sensible")), RUN_2_AT)
     assert agent.clock() == RUN_2_AT and agent.task == "reply" and not agent.gate.policy.may_write("reply")
-    assert drill_lab(ModelDecider(FakeModel("sensible")), 0.0, held=False)[0].gate.policy.may_write("reply")
+    assert agent.gate.registry.get("send_email_draft").writes
+    loose, _ = drill_lab(ModelDecider(FakeModel("sensible")), 0.0, held=False)
+    assert not loose.gate.registry.get("send_email_draft").writes and loose.gate.registry.get("get_ticket")
 
 
 def test_a_run_that_never_touched_the_email_tool_says_so():

@@ -9,9 +9,9 @@ pattern finds it. The controls (Controls) are the review, the gate, tracing and 
   review on, they are held for a person, and at DECIDE_AT the reviewer approves or declines them; with
   it off, they are written straight into memory (tagged with the run, as the review would).
 - At RUN_2_AT, run r-2, a summary of T-601, loads the memory with FollowsMemory, the scripted model that
-  does what a note says: it proposes the email. Summaries run on the "reply" task: with the gate control
-  on, without the write grant, so the gate refuses the write; with it off, with the grant and an
-  auto-approver that sends every parked write at once.
+  does what a note says: it proposes the email. Summaries run on the "reply" task without the write
+  grant. With the gate control on, the email tool is a write, so the gate refuses it; with it off, the
+  tool is registered without its write flag, a slip the gate cannot see, so it runs at once.
 - With tracing on, every run is traced (traces.py), and traces.find() searches the spans after r-2: a
   summary's trace with a span of the email tool. The finding follows the trace's memory tags to the run
   that wrote the notes, and that run's trace to the ticket it read. With tracing off nothing is searched.
@@ -27,6 +27,7 @@ engineer's decisions are the row's.
 from __future__ import annotations
 
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
@@ -43,6 +44,7 @@ from evidencedesk.agent.scenarios import AGENT_DATA, lab
 from evidencedesk.gate import ToolGate
 from evidencedesk.helpdesk import DocumentStore, Outbox, TicketStore, default_registry
 from evidencedesk.security import Session
+from evidencedesk.tools import ToolRegistry
 from evidencedesk.tracing.setup import Tracing, make_tracing
 from evidencedesk.usage import ManualClock
 
@@ -60,8 +62,8 @@ DECIDE_AT, RUN_2_AT, RESPOND_S, RUN_3_AT = 120.0, 300.0, 120.0, 480.0
 
 class Controls(BaseModel):
     """The controls a drill runs with: review ("approve" or "decline": the reviewer's decision on held notes;
-    "off": notes are written without review), gate (True: summaries hold no write grant, so the gate refuses
-    every write; False: they hold it, and an auto-approver sends every parked write), tracing (True: every
+    "off": notes are written without review), gate (True: the email tool is a write, and summaries hold no
+    write grant, so the gate refuses it; False: the tool is registered as a read and runs at once), tracing (True: every
     run is traced and the spans are searched), purge (True: the responder purges the poisoned run's notes).
     Strict, frozen.
 
@@ -133,21 +135,24 @@ def drill_lab(decider: Decider, clock_s: float, *, held: bool = True,
               quarantined: frozenset[str] = frozenset()) -> tuple[Agent, Outbox]:
     """The agent lab of kwame with T-2201 added (and the quarantined tickets taken out), its clock at clock_s.
 
-    decider (Decider), clock_s (float, seconds: where the drill's clock stands), held (True: the "reply" task
-    without the write grant, so the gate refuses every write; False: with the grant), quarantined (ticket ids
-    later runs read as missing).
+    decider (Decider), clock_s (float, seconds: where the drill's clock stands), held (True: the email tool is
+    a write, refused by the gate without the grant the "reply" task does not hold here; False: the tool is
+    registered without its write flag and runs at once), quarantined (ticket ids later runs read as missing).
     Returns (agent, outbox). Raises ValueError when tickets.json repeats a ticket id of the agent's.
     Example: agent, outbox = drill_lab(ModelDecider(FollowsMemory()), 300.0)
     """
-    task, grant = ("reply", not held)
-    agent, _ = lab(decider=decider, task=task, grant=grant)
+    agent, _ = lab(decider=decider, task="reply")
     tickets = TicketStore.from_file(AGENT_DATA / "tickets.json").tickets
     extra = TicketStore.from_file(TICKETS).tickets
     if shared := sorted(set(tickets) & set(extra)):
         raise ValueError(f"{TICKETS.name} repeats ticket ids of the agent's tickets.json: {shared}")
     live = {k: v for k, v in {**tickets, **extra}.items() if k not in quarantined}
     outbox = Outbox()
-    registry = default_registry(TicketStore(live), DocumentStore.from_file(DATA_DIR / "documents.json"), outbox)
+    tools = default_registry(TicketStore(live), DocumentStore.from_file(DATA_DIR / "documents.json"), outbox)
+    registry = ToolRegistry()
+    for name in sorted(tools.names()):  # without held, the email tool loses its write flag
+        tool = tools.get(name)
+        registry.register(tool if held or name != EMAIL_TOOL else replace(tool, writes=False))
     agent.gate = ToolGate(registry, agent.gate.policy)
     agent.clock.advance(clock_s)  # every lab's ManualClock starts at 0: move it to the drill's time
     return agent, outbox
@@ -199,16 +204,11 @@ def _first_run(controls: Controls, clock: ManualClock, folder: Path, events: lis
 
 def _summary(run_id: str, controls: Controls, clock: ManualClock, folder: Path, tracing: Tracing | None,
              quarantined: frozenset[str]) -> tuple[Agent, Run, Outbox]:
-    """A production summary on the saved memory, with FollowsMemory; auto-approved without the gate."""
+    """A production summary on the saved memory, with FollowsMemory."""
     agent, outbox = drill_lab(ModelDecider(FollowsMemory()), clock(), held=controls.gate,
                               quarantined=quarantined)
     agent.memory = SessionMemory.load(folder / "memory.json", agent.clock, owner=USER)
-    run = _run(agent, SUMMARY_GOAL, run_id, tracing, SUMMARY)
-    if not controls.gate:  # the auto-approver: every parked write runs at once
-        for pending_id, action in list(agent.gate.pending.items()):
-            if action.status == "pending":
-                agent.gate.approve(pending_id)
-    return agent, run, outbox
+    return agent, _run(agent, SUMMARY_GOAL, run_id, tracing, SUMMARY), outbox
 
 
 def run_drill(controls: Controls, folder: Path) -> tuple[Drill, Tracing | None]:

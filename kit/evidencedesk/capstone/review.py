@@ -30,8 +30,8 @@ CHANGES: tuple[tuple[Callable[[Drill], bool], str, str], ...] = (
      "model-proposed notes went into memory unreviewed; hold them for "
      "a person", APPROVAL),
     (lambda d: not d.contained,
-     "a summary run held the email grant and an auto-approver sent its "
-     "email; take the grant from summaries, and give a person every write",
+     "the email tool was registered without its write flag, so the gate "
+     "ran it with no grant and no person; test every write tool's flag",
      "Tool Permissions and Failure Handling"),
     (lambda d: d.reached and not d.detected,
      "nothing recorded what the runs did, so nobody learned of it; "
@@ -78,7 +78,7 @@ def review_lines(drill: Drill) -> list[str]:
             lines.append(f"    {found_at - drill.reached_at:.0f} s after the poisoned notes reached memory")
     held = "no email left" if drill.contained else f"{drill.emails} email(s) left"
     how = ("the gate refused the write: summaries hold no write grant" if drill.controls.gate
-           else "nothing: an auto-approver ran the parked write")
+           else "nothing: the gate took the email tool for a read and ran it")
     lines += _wrap("Contained by:", f"{how}; {held}"
                    + (f"; {', '.join(drill.quarantined)} quarantined" if drill.quarantined else ""))
     lines += _wrap("Purged:", f"{len(drill.purged)} notes ({', '.join(drill.purged)})" if drill.purged
