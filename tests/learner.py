@@ -47,8 +47,12 @@ KERNELS, KERNEL = "kernels", "learner"  # under the install's folder: the kernel
 INSTALL_TIMEOUT = 900  # seconds: a bound on one pip or pytest run, never an assertion about its speed
 PAGES_WITH_BLOCKS = [p.src_uri for p in course_pages(CONFIG["nav"])
                      if 'exec="on"' in (ROOT / "docs" / p.src_uri).read_text(encoding="utf-8")]
-# A test count block: `python -m pytest FILES | tail -n 1 | sed ...`, which prints "N passed".
-COUNT_BLOCK = re.compile(r"python -m pytest ((?:kit/tests/\S+\.py ?)+)\| tail -n 1 \| sed 's/ in \[0-9\.\]\*s//'")
+# A test count block: `python -m pytest FILES | tail -n 1 | sed 's/ in ...//'`, which prints "N passed": whole files,
+# no selection, and a sed that cuts only from " in " on (the seconds, and pytest's "(h:mm:ss)" after a minute).
+COUNT_BLOCK = re.compile(r"python -m pytest ((?:kit/tests/\S+\.py ?)+)\| tail -n 1 \| sed 's/ in [^'/]*//'")
+# What a count block starts with: every line of a page that starts so must be a COUNT_BLOCK
+# (test_kit_download.py checks), or its files would run twice in the download.
+COUNT_START = re.compile(r"python -m pytest (?:kit/tests/\S+\.py ?)+\| tail -n 1")
 # The kit test files some page's count block runs: the replay runs them there (as each page's notebook does),
 # so the download's own run of the kit's tests leaves them out (found in the pages' text, cheaply).
 COUNTED_FILES = sorted({file for src in PAGES_WITH_BLOCKS
