@@ -139,6 +139,11 @@ def install(folder: Path) -> str:
     kernel = run([*pip, *options, "ipykernel"], kit)
     if kernel.returncode:
         return kernel.stdout + kernel.stderr
+    # The kit's bytecode once, as a learner's first run leaves it (their Python writes it; the notebooks' kernels and
+    # test counts run with PYTHONDONTWRITEBYTECODE, as the build's blocks do, and would each compile it again).
+    compiled = run([str(python), "-m", "compileall", "-q", "kit"], kit)
+    if compiled.returncode:
+        return compiled.stdout + compiled.stderr
     spec = folder / KERNELS / KERNEL
     spec.mkdir(parents=True)
     argv = [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
