@@ -179,6 +179,9 @@ def run_notebook(src_uri: str, kit: Path, kernels: Path) -> list[str]:
             client.execute(env=env)
         except CellExecutionError as error:  # allow_errors: only a cell that could not run at all lands here
             return [str(error)]
+        finally:  # nbclient shuts down only a kernel it started itself (owns_km), not one of a manager given to it
+            if manager.has_kernel:
+                manager.shutdown_kernel(now=True)
     found = []
     for cell, block in zip([c for c in book.cells if c.cell_type == "code"], shown, strict=True):
         streams = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
