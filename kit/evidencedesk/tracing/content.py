@@ -5,7 +5,7 @@ should not capture them by default but may offer an opt-in. With capture on, inp
 output_messages() write the request's messages and the reply in the conventions' shape (a list of
 {"role", "parts": [{"type": "text", "content"}, {"type": "tool_call", ...}, ...]}), serialised to a JSON
 string as the conventions say to do where a span cannot hold structured values, and every text goes through
-redact() first: page 12's detector (privacy.detect.find_personal_data) replaces each e-mail address,
+redact() first: the privacy detector (privacy.detect.find_personal_data) replaces each e-mail address,
 card number and phone number it finds with its kind in brackets, then the Beginner course's
 security.redact_log removes key-shaped strings and secret values. Redaction is only as good as those
 patterns: a name, a street address or a value spelled out ("kwame at example dot org") stays.
@@ -26,12 +26,14 @@ TEXT_PART, CALL_PART, RESULT_PART = "text", "tool_call", "tool_call_response"  #
 
 
 def redact(text: str, known_names: tuple[str, ...] = ()) -> str:
-    """text with each e-mail, card and phone number page 12's detector finds (and each known name) as [KIND],
-    then keys and secret values as security.redact_log writes them ("[redacted]").
+    """text with each e-mail address, card number and phone number that
+    privacy.detect finds (and each known name) as [KIND], then keys
+    and secret values as security.redact_log writes them ("[redacted]").
 
-    Args: text (str); known_names (tuple of str): names to hide too, as the detector takes them.
+    Args: text (str); known_names (tuple of str): names to hide too.
     Returns: str. Raises: TypeError for a text that is not a str.
-    Example: redact("mail lena@example.org, password: hunter2") -> "mail [EMAIL], password: [redacted]"
+    Example: redact("lena@example.org, password: x") ->
+             "[EMAIL], password: [redacted]"
     """
     found = find_personal_data(text, known_names)
     out, last = [], 0

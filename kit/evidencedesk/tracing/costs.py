@@ -71,12 +71,14 @@ def roots(spans: Sequence[ReadableSpan]) -> dict[int, ReadableSpan]:
     return {s.context.trace_id: s for s in spans if s.parent is None}
 
 
-def attribute(spans: Sequence[ReadableSpan], table: dict[str, Price] | None = None) -> Attribution:
-    """The cost of every chat span among spans, in total and split by the user and the feature on its
-    trace's root span (UNATTRIBUTED when that root is missing).
+def attribute(spans: Sequence[ReadableSpan],
+              table: dict[str, Price] | None = None) -> Attribution:
+    """The cost of every chat span, in total and split by the user and
+    the feature on its trace's root span (UNATTRIBUTED without a root).
 
-    Args: spans (sequence of ReadableSpan); table (dict model -> Price, default load_prices()).
-    Returns: Attribution. Raises: UnknownModel naming an unpriced model.
+    Args: spans (sequence of ReadableSpan); table (dict model -> Price,
+    default load_prices()). Returns: Attribution.
+    Raises: UnknownModel naming an unpriced model.
     Example: attribute(tracing.spans()).by_user["kwame"]
     """
     table = table if table is not None else load_prices()
@@ -89,9 +91,11 @@ def attribute(spans: Sequence[ReadableSpan], table: dict[str, Price] | None = No
             continue
         cost, calls = span_cost(span, table), calls + 1
         root = owners.get(span.context.trace_id)
-        ra = (root.attributes or {}) if root is not None else {}
-        user, feature = str(ra.get(USER, UNATTRIBUTED)), str(ra.get(FEATURE, UNATTRIBUTED))
+        on_root = (root.attributes or {}) if root is not None else {}
+        user = str(on_root.get(USER, UNATTRIBUTED))
+        feature = str(on_root.get(FEATURE, UNATTRIBUTED))
         by_user[user] = by_user.get(user, Decimal(0)) + cost
         by_feature[feature] = by_feature.get(feature, Decimal(0)) + cost
         total += cost
-    return Attribution(total, dict(sorted(by_user.items())), dict(sorted(by_feature.items())), calls)
+    return Attribution(total, dict(sorted(by_user.items())),
+                       dict(sorted(by_feature.items())), calls)

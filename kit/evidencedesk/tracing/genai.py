@@ -1,4 +1,4 @@
-"""Spans named by the OpenTelemetry GenAI semantic conventions, around page 1's tool-call rounds.
+"""Spans named by the OpenTelemetry GenAI semantic conventions, around calling.rounds.
 
 The names below are those of semantic-conventions v1.41.0 (https://github.com/open-telemetry/semantic-
 conventions/tree/v1.41.0/docs/gen-ai, read 2026-12-03), the last release that held the GenAI conventions
@@ -88,26 +88,34 @@ class TracedClient:
         self.inner, self.tracing, self.provider, self.capture = inner, tracing, provider, capture is True
 
     def complete(self, request: LLMRequest) -> LLMResponse:
-        """Send request through inner inside a chat span; return the response unchanged."""
-        attributes: dict[str, Any] = {OPERATION: CHAT, PROVIDER: self.provider, REQUEST_MODEL: request.model,
-                                      REQUEST_MAX_TOKENS: request.max_tokens,
-                                      REQUEST_TEMPERATURE: float(request.temperature)}
+        """Send request through inner inside a chat span; return the reply."""
+        attributes: dict[str, Any] = {
+            OPERATION: CHAT, PROVIDER: self.provider,
+            REQUEST_MODEL: request.model,
+            REQUEST_MAX_TOKENS: request.max_tokens,
+            REQUEST_TEMPERATURE: float(request.temperature)}
         if self.capture:
             attributes[INPUT_MESSAGES] = input_messages(request)
         clock = self.tracing.clock
-        span = self.tracing.tracer.start_span(f"{CHAT} {request.model}", kind=SpanKind.CLIENT,
-                                              attributes=attributes, start_time=ns(clock))
+        span = self.tracing.tracer.start_span(
+            f"{CHAT} {request.model}", kind=SpanKind.CLIENT,
+            attributes=attributes, start_time=ns(clock))
         try:
-            with use_span(span, record_exception=False, set_status_on_exception=False):
+            with use_span(span, record_exception=False,
+                          set_status_on_exception=False):
                 response = self.inner.complete(request)
         except Exception as exc:
             _fail(span, _error_type(exc))
             span.end(end_time=ns(clock))
             raise
-        span.set_attributes({RESPONSE_MODEL: response.model, FINISH_REASONS: [response.stop_reason],
-                             INPUT_TOKENS: response.usage.input_tokens, OUTPUT_TOKENS: response.usage.output_tokens})
-        if response.usage.cached_input_tokens:
-            span.set_attribute(CACHE_READ_TOKENS, response.usage.cached_input_tokens)
+        usage = response.usage
+        span.set_attributes({
+            RESPONSE_MODEL: response.model,
+            FINISH_REASONS: [response.stop_reason],
+            INPUT_TOKENS: usage.input_tokens,
+            OUTPUT_TOKENS: usage.output_tokens})
+        if usage.cached_input_tokens:
+            span.set_attribute(CACHE_READ_TOKENS, usage.cached_input_tokens)
         if self.capture:
             span.set_attribute(OUTPUT_MESSAGES, output_messages(response))
         span.end(end_time=ns(clock))

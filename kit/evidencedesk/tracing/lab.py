@@ -1,4 +1,4 @@
-"""The tracing lab: page 1's help desk (tool-call rounds through the gate) behind the two tracing wrappers.
+"""The tracing lab: the calling lab's help desk (tool-call rounds, gate) behind the two tracing wrappers.
 
 helpdesk() builds a TracedClient over Alpha, the invented provider of providers.py, on a scripted fake
 server, slowed on the ManualClock by usage.SlowClient, and a TracedGate over calling.scenarios.lab_gate().

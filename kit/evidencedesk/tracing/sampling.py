@@ -32,12 +32,15 @@ EXPENSIVE = Decimal("0.01")  # credits: the lab's tail policy keeps every trace 
 
 
 def head_sampler(ratio: float) -> Sampler:
-    """The SDK's ParentBased(TraceIdRatioBased(ratio)): a share of root spans decides for whole traces.
+    """The SDK's ParentBased(TraceIdRatioBased(ratio)): the root span's
+    sampler decides, from the trace id, for the whole trace.
 
-    Args: ratio (float, 0 to 1). Returns: Sampler. Raises: ValueError naming ratio outside 0 to 1.
+    Args: ratio (float, 0 to 1). Returns: Sampler.
+    Raises: ValueError naming ratio outside 0 to 1.
     Example: make_tracing(clock, head_sampler(0.25))
     """
-    if isinstance(ratio, bool) or not isinstance(ratio, int | float) or not 0 <= ratio <= 1:
+    if isinstance(ratio, bool) or not isinstance(ratio, int | float) \
+            or not 0 <= ratio <= 1:
         raise ValueError(f"ratio must be a number from 0 to 1, got {ratio!r}")
     return ParentBased(TraceIdRatioBased(ratio))
 
@@ -75,13 +78,16 @@ def summarise(spans: Sequence[ReadableSpan], table: dict[str, Price] | None = No
                          any(not s.status.is_ok for s in group)) for tid, group in grouped.items()]
 
 
-def tail_keep(trace: TraceSummary, ratio: float, cost_at_least: Decimal) -> bool:
-    """A tail policy: keep every trace with an error, every trace whose cost is at least cost_at_least
-    (credits), and otherwise the traces ratio_keeps(trace_id, ratio) would keep.
+def tail_keep(trace: TraceSummary, ratio: float,
+              cost_at_least: Decimal) -> bool:
+    """A tail policy: keep every trace with an error, every trace that
+    cost at least cost_at_least (credits), and otherwise the traces that
+    ratio_keeps(trace_id, ratio) keeps.
 
-    Example: tail_keep(TraceSummary(1, 2, Decimal(0), True), 0.0, Decimal(1)) -> True
+    Example: tail_keep(TraceSummary(1, 2, Decimal(0), True), 0, 1) -> True
     """
-    return trace.error or trace.cost >= cost_at_least or ratio_keeps(trace.trace_id, ratio)
+    return (trace.error or trace.cost >= cost_at_least
+            or ratio_keeps(trace.trace_id, ratio))
 
 
 @dataclass(frozen=True)

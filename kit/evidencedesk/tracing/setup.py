@@ -114,21 +114,26 @@ class Tracing:
         return tuple(self.exporter.get_finished_spans())
 
 
-def make_tracing(clock: ManualClock, sampler: Sampler = ALWAYS_ON, ids: IdGenerator | None = None,
+def make_tracing(clock: ManualClock, sampler: Sampler = ALWAYS_ON,
+                 ids: IdGenerator | None = None,
                  seed: str = "evidencedesk") -> Tracing:
-    """A TracerProvider of its own on the real SDK: SimpleSpanProcessor into an InMemorySpanExporter.
+    """A TracerProvider of its own on the real SDK, spans into memory.
 
-    Args: clock (ManualClock): the time spans read; sampler (an SDK Sampler; ALWAYS_ON keeps every trace);
-    ids (IdGenerator or None): None means SeededIds(seed); seed (str).
-    Returns: Tracing. Raises: TypeError naming clock or sampler when either is of the wrong type.
-    Example: make_tracing(ManualClock(), ParentBased(TraceIdRatioBased(0.25)))
+    Args: clock (ManualClock): the time spans read; sampler (an SDK
+    Sampler; ALWAYS_ON keeps every trace); ids (IdGenerator or None:
+    None means SeededIds(seed)); seed (str).
+    Returns: Tracing. Raises: TypeError naming clock or sampler.
+    Example: make_tracing(ManualClock(), head_sampler(0.25))
     """
     if not isinstance(clock, ManualClock):
-        raise TypeError(f"clock must be a ManualClock, got {type(clock).__name__}")
+        raise TypeError(f"clock must be a ManualClock, got {clock!r}")
     if not isinstance(sampler, Sampler):
-        raise TypeError(f"sampler must be an OpenTelemetry Sampler, got {type(sampler).__name__}")
-    provider = TracerProvider(sampler=sampler, resource=Resource({SERVICE_NAME: SERVICE}),
-                              id_generator=ids if ids is not None else SeededIds(seed), shutdown_on_exit=False)
+        raise TypeError(f"sampler must be an SDK Sampler, got {sampler!r}")
+    provider = TracerProvider(
+        sampler=sampler,
+        resource=Resource({SERVICE_NAME: SERVICE}),  # not Resource.create
+        id_generator=ids if ids is not None else SeededIds(seed),
+        shutdown_on_exit=False)
     exporter = InMemorySpanExporter()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     return Tracing(provider, exporter, provider.get_tracer(SCOPE), clock)
