@@ -4,7 +4,7 @@ import pytest
 from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 
-from evidencedesk.tracing.setup import SERVICE, CountingIds, SeededIds, make_tracing, ns, tree
+from evidencedesk.tracing.setup import INSTANCE, SERVICE, CountingIds, SeededIds, make_tracing, ns, tree
 from evidencedesk.usage import ManualClock
 
 
@@ -26,7 +26,8 @@ def test_spans_are_real_sdk_spans_with_clock_times_and_parent():
     assert isinstance(tracing.provider, TracerProvider)
     assert (child.start_time, child.end_time) == (1_250_000_000, 1_750_000_000)
     assert child.parent.span_id == parent.context.span_id and child.context.trace_id == parent.context.trace_id
-    assert dict(parent.resource.attributes) == {"service.name": SERVICE}  # no random service.instance.id
+    resource = parent.resource.attributes
+    assert (resource["service.name"], resource["service.instance.id"]) == (SERVICE, INSTANCE)  # not a random UUID
     assert tree(tracing.spans()) == ["parent 1.00-1.75s", "  child 1.25-1.75s"]
 
 

@@ -1,18 +1,19 @@
 """The real OpenTelemetry SDK, made deterministic: ids from a seed, times from the ManualClock.
 
 make_tracing() builds a TracerProvider of its own with a SimpleSpanProcessor, which hands each span to an
-InMemorySpanExporter as soon as it ends, a Resource that holds service.name and nothing else, and an
-IdGenerator of the kit's. It never calls trace.set_tracer_provider: the global provider is set once per
+InMemorySpanExporter as soon as it ends, a Resource made by Resource.create (as the SDK's documentation asks)
+with service.name and a fixed service.instance.id, and an IdGenerator of the kit's. It never calls trace.set_tracer_provider: the global provider is set once per
 process and cannot be replaced, so each setup keeps its own provider and two setups never share spans.
 The SDK's own defaults would make outputs differ between runs: Resource.create() adds a random
-service.instance.id and reads OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES, RandomIdGenerator draws ids at
-random, and a span without a start_time reads the wall clock. So the Resource is built directly, SeededIds
+service.instance.id unless one is given, RandomIdGenerator draws ids at random, and a span without a
+start_time reads the wall clock. So the instance id is given (INSTANCE), SeededIds
 derives each id from sha256 of a seed and a counter (the same run has the same ids on every machine, and the
 ids are still spread evenly, which TraceIdRatioBased relies on), and every span gets start_time and end_time
 from ns(clock). CountingIds (1, 2, 3, ...) shows what a ratio sampler does with ids that are not spread.
 tree() prints finished spans one line each, indented under their parent.
 Left out: exporting (OTLP to a Collector), batching (BatchSpanProcessor), context propagation between
-processes (the traceparent header), metrics and logs, and configuration by OTEL_* environment variables.
+processes (the traceparent header), metrics and logs. Resource.create also reads OTEL_SERVICE_NAME and
+OTEL_RESOURCE_ATTRIBUTES, which win over the code's values: set neither to get the outputs of the pages.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from opentelemetry.sdk.resources import SERVICE_NAME, Resource
+from opentelemetry.sdk.resources import SERVICE_INSTANCE_ID, SERVICE_NAME, Resource
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -32,6 +33,7 @@ from opentelemetry.trace import Tracer
 from evidencedesk.usage import ManualClock
 
 SERVICE = "evidencedesk-helpdesk"  # service.name on every span's resource
+INSTANCE = "evidencedesk-helpdesk-1"  # service.instance.id: fixed, where the SDK would draw a random UUID
 SCOPE = "evidencedesk.tracing"  # the instrumentation scope: the name of the code that makes the spans
 NS_PER_S = 1_000_000_000  # OpenTelemetry times are integer nanoseconds
 TRACE_BITS, SPAN_BITS = 128, 64  # a W3C trace id and span id (neither may be all zeros)
@@ -131,7 +133,8 @@ def make_tracing(clock: ManualClock, sampler: Sampler = ALWAYS_ON,
         raise TypeError(f"sampler must be an SDK Sampler, got {sampler!r}")
     provider = TracerProvider(
         sampler=sampler,
-        resource=Resource({SERVICE_NAME: SERVICE}),  # not Resource.create
+        resource=Resource.create(
+            {SERVICE_NAME: SERVICE, SERVICE_INSTANCE_ID: INSTANCE}),
         id_generator=ids if ids is not None else SeededIds(seed),
         shutdown_on_exit=False)
     exporter = InMemorySpanExporter()
