@@ -55,7 +55,8 @@ def test_seeded_ids_are_spread_and_counting_ids_are_not():
     assert not seeded.is_trace_id_random()
 
 
-@pytest.mark.parametrize("bad", [("clock", lambda: make_tracing(1.0)), ("sampler", lambda: make_tracing(ManualClock(), sampler="on")),
+@pytest.mark.parametrize("bad", [("clock", lambda: make_tracing(1.0)),
+                                 ("sampler", lambda: make_tracing(ManualClock(), sampler="on")),
                                  ("seed", lambda: SeededIds(""))])
 def test_bad_input_is_named(bad):
     name, call = bad
@@ -68,3 +69,13 @@ def test_a_span_whose_parent_is_missing_starts_its_own_tree():
     _two_spans(tracing)
     child, _ = tracing.spans()
     assert tree([child]) == ["child 0.25-0.75s"]
+
+
+def test_the_code_s_resource_attributes_win_over_the_environment(monkeypatch):
+    monkeypatch.setenv("OTEL_SERVICE_NAME", "from-env")
+    monkeypatch.setenv("OTEL_RESOURCE_ATTRIBUTES", "service.instance.id=env-1,deployment.environment.name=test")
+    tracing = make_tracing(ManualClock())
+    _two_spans(tracing)
+    resource = tracing.spans()[0].resource.attributes
+    assert (resource["service.name"], resource["service.instance.id"]) == (SERVICE, INSTANCE)
+    assert resource["deployment.environment.name"] == "test"  # a key the code does not give is added

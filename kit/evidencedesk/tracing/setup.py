@@ -2,8 +2,9 @@
 
 make_tracing() builds a TracerProvider of its own with a SimpleSpanProcessor, which hands each span to an
 InMemorySpanExporter as soon as it ends, a Resource made by Resource.create (as the SDK's documentation asks)
-with service.name and a fixed service.instance.id, and an IdGenerator of the kit's. It never calls trace.set_tracer_provider: the global provider is set once per
-process and cannot be replaced, so each setup keeps its own provider and two setups never share spans.
+with service.name and a fixed service.instance.id, and an IdGenerator of the kit's. It never calls
+trace.set_tracer_provider: the global provider is set once per process and cannot be replaced, so each setup
+keeps its own provider and two setups never share spans.
 The SDK's own defaults would make outputs differ between runs: Resource.create() adds a random
 service.instance.id unless one is given, RandomIdGenerator draws ids at random, and a span without a
 start_time reads the wall clock. So the instance id is given (INSTANCE), SeededIds
@@ -13,7 +14,8 @@ from ns(clock). CountingIds (1, 2, 3, ...) shows what a ratio sampler does with 
 tree() prints finished spans one line each, indented under their parent.
 Left out: exporting (OTLP to a Collector), batching (BatchSpanProcessor), context propagation between
 processes (the traceparent header), metrics and logs. Resource.create also reads OTEL_SERVICE_NAME and
-OTEL_RESOURCE_ATTRIBUTES, which win over the code's values: set neither to get the outputs of the pages.
+OTEL_RESOURCE_ATTRIBUTES, but merges the attributes given in code last: service.name and service.instance.id
+stay the kit's, and the variables can only add other keys (SDK v1.45.2, resources/__init__.py, read 2026-12-03).
 """
 
 from __future__ import annotations
