@@ -5,13 +5,16 @@ ratio)): the root span keeps its trace when the low 64 bits of the trace id fall
 every child follows its parent, so a trace is kept or dropped whole, before anyone knows whether it will
 fail or cost much. A dropped trace's spans are never recorded, so no exporter sees them. With ids from
 setup.SeededIds the decision is the same on every run; with setup.CountingIds every id is below the bound
-and nothing is dropped. Tail sampling decides after a trace has ended: tail_keep() keeps a trace with an
-error, a trace that cost at least a threshold, and otherwise the same share by trace id as the head
-sampler, so the cheap, healthy traces are thinned exactly as before. In production this is the
-OpenTelemetry Collector's tail_sampling processor, which holds every span of a trace until a wait has
-passed and then applies its policies (status_code, latency, numeric_attribute, probabilistic, ...).
-Left out: the Collector itself, its decision_wait and memory limits, routing every span of a trace to one
-Collector, and adjusting counts by the sampling probability.
+and nothing is dropped. Tail sampling decides later, over a trace's spans: tail_keep() keeps a finished
+trace with an error, a trace whose summed cost reaches a threshold, and otherwise the same share by trace
+id as the head sampler, so the cheap, healthy traces are thinned exactly as before. In production this is
+the OpenTelemetry Collector's tail_sampling processor, which cannot see a trace end: it buffers spans for
+decision_wait (30 s by default) from a trace's first span, then applies its policies (status_code, latency,
+numeric_attribute, probabilistic, ...); numeric_attribute reads one span's attribute at a time, so no
+Collector policy sums a trace's cost as tail_keep does (processor README and numeric_tag_filter.go in
+opentelemetry-collector-contrib, read 2026-12-03).
+Left out: the Collector itself, its memory limit (num_traces), late spans, routing every span of a trace to
+one Collector, and adjusting counts by the sampling probability.
 """
 
 from __future__ import annotations
