@@ -1,4 +1,4 @@
-"""content.py: redaction reuses page 12's detector and the Beginner redact_log; messages in the conventions' shape."""
+"""content.py: redaction reuses privacy.detect and the Beginner redact_log; messages in the conventions' shape."""
 
 import json
 
@@ -33,4 +33,11 @@ def test_messages_follow_the_conventions_shape_and_are_redacted():
     assert sent[3]["parts"] == [{"type": "tool_call_response", "id": "call_1", "result": "owner [EMAIL]"}]
     assert "lena.okafor" not in input_messages(request)
     (reply,) = json.loads(output_messages(LLMResponse("Mail lena.okafor@example.org", "m", Usage(1, 1), "stop")))
-    assert reply == {"role": "assistant", "parts": [{"type": "text", "content": "Mail [EMAIL]"}], "finish_reason": "stop"}
+    assert reply == {"role": "assistant", "parts": [{"type": "text", "content": "Mail [EMAIL]"}],
+                     "finish_reason": "stop"}
+
+
+def test_the_finish_reason_in_output_messages_uses_the_schema_s_word():
+    call = ToolCall("call_1", "get_ticket", {"ticket_id": "T-501"})
+    (reply,) = json.loads(output_messages(LLMResponse("", "m", Usage(1, 1), "tool_calls", tool_calls=(call,))))
+    assert reply["finish_reason"] == "tool_call" and reply["parts"][0]["type"] == "tool_call"

@@ -9,7 +9,8 @@ redact() first: the privacy detector (privacy.detect.find_personal_data) replace
 card number and phone number it finds with its kind in brackets, then the Beginner course's
 security.redact_log removes key-shaped strings and secret values. Redaction is only as good as those
 patterns: a name, a street address or a value spelled out ("kwame at example dot org") stays.
-Left out: truncation of long content, uploading content to separate storage with a reference on the span
+Source: semantic-conventions v1.41.0, docs/gen-ai/gen-ai-spans.md and gen-ai-output-messages.json (read
+2026-12-03). Left out: truncation of long content, uploading content to separate storage with a reference on the span
 (what the conventions recommend in production), and events as the place for content.
 """
 
@@ -23,6 +24,9 @@ from evidencedesk.privacy.detect import find_personal_data
 from evidencedesk.security import redact_log
 
 TEXT_PART, CALL_PART, RESULT_PART = "text", "tool_call", "tool_call_response"  # the conventions' part types
+# The output-messages schema's FinishReason values are stop, length, content_filter, tool_call and error (any
+# other string is allowed too); the kit's stop reasons are the same words but for tool_calls.
+SCHEMA_FINISH_REASON = {"tool_calls": "tool_call"}
 
 
 def redact(text: str, known_names: tuple[str, ...] = ()) -> str:
@@ -67,9 +71,10 @@ def input_messages(request: LLMRequest) -> str:
 
 def output_messages(response: LLMResponse) -> str:
     """The reply, redacted, as the JSON text of gen_ai.output.messages: one assistant message with its
-    finish_reason (the kit's stop reason as it is).
+    finish_reason, in the schema's words (SCHEMA_FINISH_REASON: tool_call for the kit's tool_calls).
 
     Args: response (LLMResponse). Returns: str (JSON). Example: json.loads(output_messages(r))[0]["finish_reason"]
     """
     message = _message(Message("assistant", response.text, tool_calls=response.tool_calls))
-    return json.dumps([{**message, "finish_reason": response.stop_reason}], ensure_ascii=False)
+    reason = SCHEMA_FINISH_REASON.get(response.stop_reason, response.stop_reason)
+    return json.dumps([{**message, "finish_reason": reason}], ensure_ascii=False)
