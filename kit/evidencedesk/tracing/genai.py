@@ -1,8 +1,8 @@
 """Spans named by the OpenTelemetry GenAI semantic conventions, around calling.rounds.
 
 The names below are those of semantic-conventions v1.41.0 (https://github.com/open-telemetry/semantic-
-conventions/tree/v1.41.0/docs/gen-ai, read 2026-12-03), the last release that held the GenAI conventions
-before they moved to their own repository (open-telemetry/semantic-conventions-genai); every one of them has
+conventions/tree/v1.41.0/docs/gen-ai, read 2026-12-03). v1.41.1 changed nothing in them, and v1.42.0 marked them
+deprecated there and moved them to their own repository (open-telemetry/semantic-conventions-genai); every one has
 the status Development, so a later release may rename them. USER and FEATURE are not in the conventions:
 they are this application's own, under its own prefix, as the conventions' naming guide asks.
 TracedClient wraps any LLMClient: each complete() is a CLIENT span "chat {model}" with the request's
@@ -229,4 +229,5 @@ def attributes_of(span: ReadableSpan) -> dict[str, Any]:
 
     Example: attributes_of(span)[OPERATION] -> "chat"
     """
-    return json.loads(json.dumps({k: list(v) if isinstance(v, tuple) else v for k, v in (span.attributes or {}).items()}))
+    plain = {k: list(v) if isinstance(v, tuple) else v for k, v in (span.attributes or {}).items()}
+    return json.loads(json.dumps(plain))
