@@ -35,7 +35,9 @@ untrusted input, a pinned manifest checked on every listing, names namespaced by
 tools behind the gate), then tenancy (one help desk for several tenants: the tenant carried explicitly into
 every job, records, credentials, caches, a search index and memory per tenant, an audit log each tenant
 exports alone, per-tenant limits, and properties that no tenant sees another's data or can tell what the
-others did).
+others did), then tracing (model and tool calls as spans on the real OpenTelemetry SDK with the GenAI semantic
+conventions' names, content off by default and redacted when on, cost per user and per feature from the spans,
+and what head and tail sampling keep).
 
 Everything is deterministic: no wall clock, no randomness, no network. It leaves out real providers, real
 tokenizers and real money.
