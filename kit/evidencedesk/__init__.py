@@ -35,7 +35,9 @@ untrusted input, a pinned manifest checked on every listing, names namespaced by
 tools behind the gate), then tenancy (one help desk for several tenants: the tenant carried explicitly into
 every job, records, credentials, caches, a search index and memory per tenant, an audit log each tenant
 exports alone, per-tenant limits, and properties that no tenant sees another's data or can tell what the
-others did).
+others did), then routing (a cheap model first with a scripted verifier, escalating to the expensive model
+when it is unsure, judged on page 8's eval set; the cost-quality frontier, the break-even escalation rate,
+and the escalation target behind page 2's fallback chain).
 
 Everything is deterministic: no wall clock, no randomness, no network. It leaves out real providers, real
 tokenizers and real money.
