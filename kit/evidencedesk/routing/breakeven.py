@@ -35,16 +35,17 @@ def cascade_cost(rate: Decimal, cheap: Decimal, verify: Decimal, expensive: Deci
 
 
 def break_even(cheap: Decimal, verify: Decimal, expensive: Decimal) -> Decimal:
-    """The escalation rate at which the cascade costs as much as the expensive model alone.
+    """The escalation rate at which a cascade costs what the expensive one does.
 
-    1 - (cheap + verify) / expensive, a Decimal; below it the cascade is cheaper. It is negative when the
-    cheap call and the verifier together cost more than the expensive call: then no cascade saves money.
+    1 - (cheap + verify) / expensive (Decimal credits per call in, a share
+    out): below it the cascade is cheaper. Negative when the cheap call and
+    the verifier together cost more than the expensive call: none saves.
     Raises ValueError naming a bad input, or when expensive is 0.
-    Example: break_even(Decimal(1), Decimal(1), Decimal(12)) -> Decimal("0.8333...")
+    Example: break_even(Decimal(1), Decimal(1), Decimal(12)) -> 0.8333...
     """
     _amounts(cheap=cheap, verify=verify, expensive=expensive)
     if expensive == 0:
-        raise ValueError("expensive must be > 0: nothing to save on a free model")
+        raise ValueError("expensive must be > 0: a free model")
     return 1 - (cheap + verify) / expensive
 
 

@@ -96,21 +96,24 @@ class Cascade:
         self.log: list[Routed] = []
 
     def complete(self, request: LLMRequest) -> LLMResponse:
-        """Answer request through the cascade and append a Routed record to self.log.
+        """Answer request through the cascade; log a Routed record.
 
-        Returns the LLMResponse served. Raises EscalationFailed (policy REFUSE) when an escalation finds no
-        answer, and the expensive model's LLMError when the cheap call failed and the expensive one did too.
+        Returns the LLMResponse served. Raises EscalationFailed (policy REFUSE)
+        when an escalation finds no answer, and the expensive model's LLMError
+        when the cheap call failed and the expensive one did too.
         """
         cost, start = self.ledger.summary().cost, self.clock()
 
-        def note(route: str, model: str, confidence: Decimal | None, verified: bool = True) -> None:
-            self.log.append(Routed(route, model, confidence, self.ledger.summary().cost - cost,
+        def note(route: str, model: str, confidence: Decimal | None,
+                 verified: bool = True) -> None:
+            spent = self.ledger.summary().cost - cost
+            self.log.append(Routed(route, model, confidence, spent,
                                    self.clock() - start, verified))
 
         try:
             first = self.cheap.complete(request)
-        except LLMError:
-            try:  # availability: the cheap provider is down; the expensive one answers at its price
+        except LLMError:  # availability: the cheap provider is down
+            try:
                 answer, model = self._call(self.expensive, request)
             except LLMError:
                 note(CHEAP_DOWN, "", None, verified=False)
@@ -119,21 +122,22 @@ class Cascade:
             return answer
         first_model = self.ledger.records[-1].model
         confidence = None
-        if first.stop_reason == STOP and not first.tool_calls and not first.refusal:
+        whole = first.stop_reason == STOP and not first.tool_calls
+        if whole and not first.refusal:
             confidence = self.verifier.verify(request, first.text).confidence
             if confidence >= self.threshold:
                 note(ACCEPTED, first_model, confidence)
                 return first
-        try:
+        try:  # quality: the verifier doubts the answer, or never saw one
             answer, model = self._call(self.expensive, request)
             if model not in self.escalate_to:
-                raise EscalationFailed(f"the escalation was answered by {model}, outside {sorted(self.escalate_to)}")
+                raise EscalationFailed(f"escalation answered by {model}")
         except LLMError as error:
             if self.if_target_fails == SERVE_UNVERIFIED:
                 note(TARGET_DOWN, first_model, confidence, verified=False)
                 return first
             note(TARGET_DOWN, "", confidence, verified=False)
-            raise EscalationFailed(f"no answer from the escalation target: {error}") from error
+            raise EscalationFailed(f"no answer to escalate to: {error}") from error
         note(ESCALATED, model, confidence)
         return answer
 

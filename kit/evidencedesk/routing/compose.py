@@ -46,7 +46,8 @@ class ChainClient:
 
     def complete(self, request: LLMRequest) -> LLMResponse:
         """The chain's answer to request. Raises NoRoute when it has none."""
-        run = self.chain.run(request, self.budget, self.ledger, run_id=f"expensive-chain{len(self.runs) + 1}")
+        run_id = f"expensive-chain{len(self.runs) + 1}"
+        run = self.chain.run(request, self.budget, self.ledger, run_id)
         self.runs.append(run)
         if run.response is None:
             raise NoRoute(f"fallback chain ended with {run.reason}")

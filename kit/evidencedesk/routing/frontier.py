@@ -27,24 +27,29 @@ class Point:
 
 
 def dominates(a: Point, b: Point) -> bool:
-    """True when a costs no more than b, passes no fewer cases, and is strictly better on one of the two.
+    """True when a costs no more than b, passes no fewer cases, and is
+    strictly better on one of the two.
 
-    Raises ValueError when the two were measured on different numbers of cases.
-    Example: dominates(Point("a", 9, 10, Decimal(1)), Point("b", 8, 10, Decimal(2))) -> True
+    Raises ValueError when the two were measured on different case counts.
+    Example: dominates(Point("a", 9, 10, Decimal(1)),
+                       Point("b", 8, 10, Decimal(2))) -> True
     """
     if a.total != b.total:
-        raise ValueError(f"{a.name} and {b.name} must be measured on the same cases ({a.total} != {b.total})")
-    return a.cost <= b.cost and a.passed >= b.passed and (a.cost < b.cost or a.passed > b.passed)
+        raise ValueError(f"{a.name} and {b.name} must be measured on the same "
+                         f"cases ({a.total} != {b.total})")
+    no_worse = a.cost <= b.cost and a.passed >= b.passed
+    return no_worse and (a.cost < b.cost or a.passed > b.passed)
 
 
 def pareto(points: list[Point]) -> list[Point]:
     """The points no other point dominates, cheapest first (ties by name).
 
-    Raises ValueError when two points share a name, or (from dominates) mix case counts.
-    Example: [p.name for p in pareto(points)]
+    Raises ValueError when two points share a name, or (from dominates)
+    mix case counts. Example: [p.name for p in pareto(points)]
     """
     names = [p.name for p in points]
     if len(set(names)) != len(names):
         raise ValueError(f"each point needs its own name, got {names}")
-    kept = [p for p in points if not any(dominates(q, p) for q in points if q is not p)]
+    kept = [p for p in points
+            if not any(dominates(q, p) for q in points if q is not p)]
     return sorted(kept, key=lambda p: (p.cost, p.name))
