@@ -71,6 +71,21 @@ def test_a_cut_cheap_reply_escalates_without_a_verifier_call():
     assert cascade.log[0].route == ESCALATED and cascade.log[0].confidence is None
 
 
+class DownVerifier:
+    def verify(self, request, reply):
+        raise Overloaded("verifier busy", "alpha")
+
+
+def test_a_failed_verifier_call_escalates_as_not_sure():
+    ledger, clock = Ledger(), ManualClock()
+    cascade = Cascade(Metered(ScriptedClient(["18.50"]), ledger, clock, 0.5, "cheap", "small-model-1"),
+                      Metered(ScriptedClient(["18.49"]), ledger, clock, 2.0, "expensive", "large-model-1"),
+                      DownVerifier(), Decimal("0.1"), ledger, clock)
+    assert cascade.complete(ask()).text == "18.49"
+    routed = cascade.log[0]
+    assert routed.route == ESCALATED and routed.confidence is None and routed.model == "large-model-1"
+
+
 def test_a_failed_cheap_call_goes_to_the_expensive_model_as_availability():
     cascade, ledger, _ = build("0.10", cheap=(Overloaded("busy", "alpha"),))
     assert cascade.complete(ask()).text == "18.50"
@@ -97,7 +112,8 @@ def test_a_failed_escalation_refuses_by_default():
 def test_serve_unverified_returns_the_doubted_reply_marked():
     cascade, _, _ = build("0.80", expensive=(Overloaded("busy", "beta"),), if_target_fails=SERVE_UNVERIFIED)
     assert cascade.complete(ask()).text == "18.50"
-    assert cascade.log[0].route == TARGET_DOWN and cascade.log[0].model == "small-model-1" and not cascade.log[0].verified
+    routed = cascade.log[0]
+    assert routed.route == TARGET_DOWN and routed.model == "small-model-1" and not routed.verified
 
 
 def test_an_escalation_answered_by_a_smaller_model_is_no_escalation():

@@ -4,7 +4,8 @@ escalates the request to the expensive model. A quality decision, made per reque
 Cascade is an LLMClient, so page 8's run_eval grades it like any configuration. Its complete() calls the
 cheap model, asks the verifier for its confidence in that reply, and keeps the reply when the confidence
 is at least the threshold (ACCEPTED); below it, the expensive model answers (ESCALATED). A reply that did
-not end by itself (cut at max_tokens, say) escalates without being scored. Two failures are not quality
+not end by itself (cut at max_tokens, say) escalates without being scored, and so does a reply whose
+verifier call failed (the verifier is a model call too): no score is treated as "not sure". Two failures are not quality
 decisions and are recorded apart: the cheap call failing (CHEAP_DOWN: the request goes to the expensive
 model, an availability fallback that costs more) and the escalation failing (TARGET_DOWN: then the policy
 decides, REFUSE by default, or SERVE_UNVERIFIED, which returns the doubted cheap reply marked unverified).
@@ -55,9 +56,9 @@ class EscalationFailed(LLMError):
 @dataclass(frozen=True)
 class Routed:
     """One request through the cascade: route (one of ROUTES); model (str, the model whose reply was
-    returned, "" for none); confidence (Decimal or None when the verifier was not asked); cost (Decimal,
-    credits, every call of the request); seconds (float, on the clock); verified (bool: False when a
-    reply the verifier doubted, or never saw, was served)."""
+    returned, "" for none); confidence (Decimal, or None when the verifier was not asked or its call
+    failed); cost (Decimal, credits, every call of the request); seconds (float, on the clock); verified
+    (bool: False when a reply the verifier doubted, or never saw, was served)."""
 
     route: str
     model: str
@@ -124,8 +125,12 @@ class Cascade:
         confidence = None
         whole = first.stop_reason == STOP and not first.tool_calls
         if whole and not first.refusal:
-            confidence = self.verifier.verify(request, first.text).confidence
-            if confidence >= self.threshold:
+            try:
+                verdict = self.verifier.verify(request, first.text)
+                confidence = verdict.confidence
+            except LLMError:  # the verifier's call failed: no score, not sure
+                confidence = None
+            if confidence is not None and confidence >= self.threshold:
                 note(ACCEPTED, first_model, confidence)
                 return first
         try:  # quality: the verifier doubts the answer, or never saw one
@@ -137,7 +142,8 @@ class Cascade:
                 note(TARGET_DOWN, first_model, confidence, verified=False)
                 return first
             note(TARGET_DOWN, "", confidence, verified=False)
-            raise EscalationFailed(f"no answer to escalate to: {error}") from error
+            raise EscalationFailed(f"no answer to escalate to: {error}") \
+                from error
         note(ESCALATED, model, confidence)
         return answer
 
