@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
+from itertools import pairwise
 
 from evidencedesk.evals.stats import Rate, wilson
 
@@ -44,7 +45,7 @@ def reliability(scored: list[tuple[Decimal, bool]], edges: tuple[Decimal, ...] =
         if not isinstance(confidence, Decimal) or not 0 <= confidence <= 1:
             raise ValueError(f"a confidence must be a Decimal from 0 to 1, got {confidence!r}")
     buckets = []
-    for low, high in zip(edges, edges[1:]):
+    for low, high in pairwise(edges):
         last = high == edges[-1]
         inside = [ok for c, ok in scored if low <= c and (c < high or (last and c == high))]
         buckets.append(Bucket(low, high, wilson(sum(inside), len(inside)) if inside else None))

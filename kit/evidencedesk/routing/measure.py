@@ -60,7 +60,8 @@ class Measured:
 
     def cost_of(self, kind: str) -> Decimal:
         """Credits spent on one kind of call: "cheap", "verifier" or "expensive" (by call id prefix)."""
-        return sum((cost_of(r, self.ledger.table) for r in self.ledger.records if r.call_id.startswith(f"{kind}-")), Decimal(0))
+        records = [r for r in self.ledger.records if r.call_id.startswith(f"{kind}-")]
+        return sum((cost_of(r, self.ledger.table) for r in records), Decimal(0))
 
     @property
     def escalated(self) -> int:

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from evidencedesk.evals.cases import GoldenCase
 from evidencedesk.evals.runner import MAX_TOKENS, MODEL
@@ -25,7 +25,10 @@ from evidencedesk.routing.cascade import REFUSE, ROUTES, cascade_for
 from evidencedesk.routing.compose import ChainClient, escalation_chain
 from evidencedesk.routing.models import EXPENSIVE_MODEL, PROMPT, ROUTING_DATA, load_replies, load_route_cases
 from evidencedesk.strictjson import read_jsonl
-from evidencedesk.usage import CreditsText, Ledger, ManualClock
+from evidencedesk.usage import CreditsText, Ledger, ManualClock, decimal_from_text
+
+# a confidence threshold from 0 to 1, written in the data file as text ("0.80"), read as a Decimal
+ThresholdText = Annotated[Decimal, BeforeValidator(decimal_from_text), Field(ge=0, le=1)]
 
 
 class ScenarioError(ValueError):
@@ -51,7 +54,7 @@ class Row(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
     id: str = Field(pattern=r"^s[0-9]{2}$")
     case: str
-    threshold: CreditsText = Field(le=1)
+    threshold: ThresholdText
     beta: tuple[str, ...] | None = Field(default=None, strict=False)
     alpha: tuple[str, ...] | None = Field(default=None, strict=False)
     alpha_model: Literal["small-model-1", "large-model-1"] = EXPENSIVE_MODEL
