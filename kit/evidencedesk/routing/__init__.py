@@ -7,5 +7,6 @@ measure (each configuration run over the eval set with page 8's runner: pass rat
 frontier (which configurations are on the cost-quality Pareto frontier), breakeven (the escalation rate
 at which a cascade stops saving money, or time), calibration (how often the verifier's confidence comes
 true, by bucket), compose (the escalation target behind page 2's fallback chain: an availability fallback
-inside a quality decision) and scenarios (the table in kit/data/routing/scenarios.jsonl).
+inside a quality decision), scenarios (the table in kit/data/routing/scenarios.jsonl) and extension (the
+generator of kit/data/routing/cases.jsonl and replies.jsonl: templates and seeded draws, checked by its test).
 """

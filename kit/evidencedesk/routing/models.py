@@ -9,7 +9,8 @@ that question, as the text of a short model call that is priced like any other. 
 judge model, a score from the answer's token log-probabilities, the agreement of several samples, or a
 trained router, and its confidence is not calibrated until you measure it (calibration.py).
 The eval set is page 8's thirty cases plus 270 more, kit/data/routing/cases.jsonl, written from the same
-five question forms and graded by the same graders; everything in it is invented. Metered bills each
+five question forms and graded by the same graders; everything in it is invented, and extension.py
+writes it and the reply table. Metered bills each
 call of the client it wraps into a usage.Ledger. Left out: real models, sampling, and any reading of the
 prompt by the fakes.
 """
