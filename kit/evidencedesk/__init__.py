@@ -35,7 +35,9 @@ untrusted input, a pinned manifest checked on every listing, names namespaced by
 tools behind the gate), then tenancy (one help desk for several tenants: the tenant carried explicitly into
 every job, records, credentials, caches, a search index and memory per tenant, an audit log each tenant
 exports alone, per-tenant limits, and properties that no tenant sees another's data or can tell what the
-others did).
+others did), then quotas (one provider shared by many tenants: token buckets for requests and tokens per minute,
+per-tenant concurrency and queues served by deficit round robin, 429s with a Retry-After, a daily spend cap that
+refuses before the call, and fairness measured over more than 10,000 simulated calls).
 
 Everything is deterministic: no wall clock, no randomness, no network. It leaves out real providers, real
 tokenizers and real money.
