@@ -65,9 +65,10 @@ class TokenBucket:
         return self.level
 
     def wait_s(self, units: int) -> int:
-        """Whole seconds until `units` (int > 0) are in the bucket; 0 when they are there now.
+        """Whole seconds until `units` (int > 0) are in the bucket; 0: now.
 
-        Raises TooLarge when units > capacity: the bucket can never hold them. Example: full bucket -> 0
+        Raises TooLarge when units > capacity: the bucket never holds them.
+        Example: TokenBucket(6, ManualClock()).wait_s(1) -> 0
         """
         _positive_int("units", units)
         if units > self.capacity:
@@ -75,10 +76,12 @@ class TokenBucket:
         missing = units - self.available()
         if missing <= 0:
             return 0
-        return math.ceil(missing * SECONDS_PER_MINUTE / self.per_minute)  # rounded up: never too early
+        per_second = Fraction(self.per_minute, SECONDS_PER_MINUTE)
+        return math.ceil(missing / per_second)  # rounded up: never too early
 
     def take(self, units: int) -> int:
-        """Take units (int > 0) if they are there and return 0; otherwise take nothing, return wait_s(units)."""
+        """Take units (int > 0) and return 0 if they are there; otherwise
+        take nothing and return wait_s(units), the seconds to wait."""
         wait = self.wait_s(units)
         if wait == 0:
             self.level -= units

@@ -131,11 +131,12 @@ class DeficitRoundRobin:
         self._granted = False
 
     def pop(self, can_start: CanStart) -> Call | None:
-        """The next call in deficit round robin order among tenants that can_start; None when there is none."""
+        """The next call in deficit round robin order among the tenants that
+        can_start now; None when there is none."""
         blocked = 0
         while self.active and blocked < len(self.active):
             tenant = self.active[0]
-            if not can_start(tenant):  # at its concurrency limit: skipped, earns nothing this visit
+            if not can_start(tenant):  # at its limit: skipped, earns nothing
                 blocked += 1
                 self._next_tenant()
                 continue
@@ -143,7 +144,7 @@ class DeficitRoundRobin:
                 self.deficit[tenant] += self.earns(tenant)
                 self._granted = True
             queue = self.queues[tenant]
-            if queue[0].tokens > self.deficit[tenant]:  # spent this visit's share: next tenant
+            if queue[0].tokens > self.deficit[tenant]:  # share spent: next one
                 self._next_tenant()
                 continue
             call = queue.popleft()

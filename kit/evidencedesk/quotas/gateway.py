@@ -160,25 +160,28 @@ class Gateway:
         return max(1, min(ends) - self.now()) if ends else 1
 
     def arrive(self, call: Call) -> Decision:
-        """Admit or refuse call (Call) now; an admitted call is queued and may start at once. Returns a Decision."""
+        """Admit or refuse call (Call) now. An admitted call is queued, and
+        may start at once. Returns a Decision."""
         self._plan(call.tenant)  # raises KeyError for a tenant without a plan
-        tenant = call.tenant
+        tenant, size = call.tenant, (call.input_tokens, call.max_tokens)
         try:
             rate_wait = self.limits[tenant].wait_s(call.tokens)
         except TooLarge:
             return Decision(call.id, tenant, TOO_LARGE)
-        if self.wallet.refusal(tenant, MODEL, call.input_tokens, call.max_tokens):
-            return Decision(call.id, tenant, OVER_BUDGET, DAILY_SPEND, self.wallet.resets_in_s())
+        if self.wallet.refusal(tenant, MODEL, *size):
+            wait = self.wallet.resets_in_s()
+            return Decision(call.id, tenant, OVER_BUDGET, DAILY_SPEND, wait)
         if rate_wait:
             return Decision(call.id, tenant, RATE_LIMITED, RATE, rate_wait)
         if not self._has_room(tenant):
-            return Decision(call.id, tenant, RATE_LIMITED, QUEUE_FULL, self._queue_retry_s(tenant))
+            wait = self._queue_retry_s(tenant)
+            return Decision(call.id, tenant, RATE_LIMITED, QUEUE_FULL, wait)
         self.limits[tenant].admit(call.tokens)
-        held = self.wallet.admit(tenant, MODEL, call.input_tokens, call.max_tokens)
+        self._held[call.id] = self.wallet.admit(tenant, MODEL, *size)
         self.queue.push(call)
-        self._held[call.id] = held
         started = self._start_what_fits()
-        return Decision(call.id, tenant, STARTED if call.id in started else QUEUED)
+        outcome = STARTED if call.id in started else QUEUED
+        return Decision(call.id, tenant, outcome)
 
     def _can_start(self, tenant: str) -> bool:
         return not self.design.per_tenant_concurrency or self.in_flight[tenant] < self.plans[tenant].concurrency

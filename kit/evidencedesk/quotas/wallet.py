@@ -41,21 +41,31 @@ class SpendCap:
         """The most a call could cost (Decimal credits): its input and its whole max_tokens of output."""
         return cost_of(UsageRecord("next", model, input_tokens, max_tokens), self.table)
 
-    def refusal(self, tenant: str, model: str, input_tokens: int, max_tokens: int) -> str:
-        """limits.DAILY_COST when the call's worst case could take today's spend past the cap, else ""."""
+    def refusal(self, tenant: str, model: str, input_tokens: int,
+                max_tokens: int) -> str:
+        """limits.DAILY_COST when the call's worst case could take today's
+        spend past the tenant's cap, else ""."""
         if tenant not in self.limits:
-            raise KeyError(f"tenant {tenant!r} has no spend cap; give every tenant one")
-        return self.limits[tenant].refusal(tenant, self.worst_cost(model, input_tokens, max_tokens))
+            raise KeyError(f"tenant {tenant!r} has no spend cap")
+        worst = self.worst_cost(model, input_tokens, max_tokens)
+        return self.limits[tenant].refusal(tenant, worst)
 
-    def admit(self, tenant: str, model: str, input_tokens: int, max_tokens: int) -> Decimal:
-        """Record an admitted call: reserve its worst case (or nothing, reserve=False). Returns what was reserved."""
-        held = self.worst_cost(model, input_tokens, max_tokens) if self.reserve else Decimal(0)
+    def admit(self, tenant: str, model: str, input_tokens: int,
+              max_tokens: int) -> Decimal:
+        """Record an admitted call: hold its worst case (nothing when
+        reserve=False). Returns the credits held."""
+        held = Decimal(0)
+        if self.reserve:
+            held = self.worst_cost(model, input_tokens, max_tokens)
         self.limits[tenant].charge(tenant, held, calls=1)
         return held
 
-    def settle(self, tenant: str, model: str, input_tokens: int, output_tokens: int, held: Decimal) -> None:
-        """The call ended: replace what admit() held with its real cost (output_tokens actually produced)."""
-        real = cost_of(UsageRecord("done", model, input_tokens, output_tokens), self.table)
+    def settle(self, tenant: str, model: str, input_tokens: int,
+               output_tokens: int, held: Decimal) -> None:
+        """The call ended: replace what admit() held by its real cost, with
+        the output_tokens it produced."""
+        real = cost_of(UsageRecord("done", model, input_tokens, output_tokens),
+                       self.table)
         self.limits[tenant].charge(tenant, real - held, calls=0)
 
     def spent(self, tenant: str) -> Decimal:
