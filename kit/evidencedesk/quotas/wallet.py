@@ -1,8 +1,8 @@
 """Denial of wallet: a daily spend cap per tenant that refuses a call before it is made, not after.
 
-OWASP lists "Denial of Wallet" under LLM10:2025 Unbounded Consumption: traffic that is cheap to send and
-costly to serve, run up on pay-per-use pricing (https://genai.owasp.org/llmrisk/llm102025-unbounded-consumption/,
-read 2026-12-03). Rate limits bound how fast a tenant spends; only a cap bounds how much. SpendCap reuses the
+OWASP's LLM10:2025 Unbounded Consumption has "Denial of Wallet (DoW)" among its attack scenarios: excessive
+operations that exploit pay-per-use pricing and cause unsustainable costs
+(https://genai.owasp.org/llmrisk/llm102025-unbounded-consumption/, read 2026-12-03). Rate limits bound how fast a tenant spends; only a cap bounds how much. SpendCap reuses the
 Beginner course's daily limits (limits.UserLimits, keyed by tenant instead of user) with one addition that
 concurrency needs: the worst case of a call (usage.cost_of its input tokens and its whole max_tokens) is
 reserved when the call is admitted, and settled to its real cost when it ends. Checking the spend so far
