@@ -5,6 +5,8 @@ from decimal import Decimal
 import pytest
 
 from evidencedesk.llm import RateLimited
+from evidencedesk.resilience.errors import QuotaExhausted
+from evidencedesk.resilience.failures import handling
 from evidencedesk.quotas.fairqueue import Call
 from evidencedesk.quotas.gateway import (
     DAILY_SPEND,
@@ -69,6 +71,19 @@ def test_the_spend_cap_refuses_before_the_call_and_says_when_the_day_ends():
     decisions = [g.arrive(call(n)) for n in range(3)]
     assert decisions[2].outcome == OVER_BUDGET and decisions[2].reason == DAILY_SPEND
     assert decisions[2].retry_after_s == 86_400
+
+
+def test_a_refusal_for_cost_is_quota_exhausted_not_a_rate_limit():
+    g, _ = gateway({"a": PLAN.model_copy(update={"daily_cap": Decimal("0.005")})})
+    error = [g.arrive(call(n)) for n in range(3)][2].as_error()
+    assert isinstance(error, QuotaExhausted) and not error.retryable and "86400 s" in str(error)
+    assert not handling(error).counts and handling(error).alert  # kept out of the breaker, alerted
+
+
+def test_the_plans_burst_sizes_both_buckets():
+    g, _ = gateway({"a": PLAN.model_copy(update={"burst_s": 10})})
+    assert g.limits["a"].requests.capacity == 1 and g.limits["a"].tokens.capacity == 1_000
+    assert g.arrive(call(1, max_tokens=700)).outcome == TOO_LARGE  # 1,100 tokens: more than 10 s of tpm
 
 
 def test_a_refused_call_takes_nothing_from_the_buckets():

@@ -2,7 +2,7 @@
 
 import pytest
 
-from evidencedesk.quotas.simulate import FAIR, FIFO, HEAVY, LIGHT_TENANTS, run, traffic
+from evidencedesk.quotas.simulate import FAIR, FIFO, HEAVY, HEAVY_PLAN, LIGHT_TENANTS, SLOTS, plans, run, traffic
 
 
 @pytest.fixture(scope="module")
@@ -45,3 +45,13 @@ def test_fifo_refuses_and_delays_the_light_tenants(runs):
 
 def test_the_same_run_twice_is_the_same(calls, runs):
     assert run(FAIR, calls) == runs["fair"]
+
+
+def test_the_upstream_is_kept_busy_by_both_designs(runs):
+    for result in runs.values():
+        assert 0.99 * SLOTS * result.end_s < result.busy_slot_s <= SLOTS * result.end_s
+
+
+def test_a_heavy_plan_that_fits_the_upstream_leaves_fifo_refusing_no_light_call(calls):
+    fits = run(FIFO, calls, plans=plans(HEAVY_PLAN.model_copy(update={"rpm": 180})))
+    assert all(r.served == r.offered for r in fits.light()) and fits.tenants[HEAVY].served < 9_000

@@ -6,7 +6,9 @@ limits (buckets.RateLimits: 429 with the Retry-After the buckets compute), and i
 when full: the earliest second a call of the queue could start, when one in flight ends). A call that passes
 is queued, and starts when one of the upstream's `slots` is free and its tenant is under its concurrency
 limit, in the order the Design's queue decides (fairqueue). A 429 is backpressure: it tells the caller to
-slow down, and `as_error` turns it into the kit's llm.RateLimited, which page 2's retry rules honour.
+slow down, and `as_error` turns it into the kit's llm.RateLimited, which page 2's retry rules honour; a refusal
+for cost becomes resilience.errors.QuotaExhausted, which no wait clears (never retried, alerted, and kept out of
+the circuit breaker, as page 2 taught for a provider's spend limit).
 The upstream is a scripted fake: a fixed pool of `slots` concurrent calls, each producing OUTPUT_SHARE of its
 max_tokens at UPSTREAM_TOKENS_PER_S (both invented). A real provider's limit is its own RPM and TPM for your
 organisation or project, answered with its own 429s (see the page); the gateway keeps its callers under it.
@@ -27,6 +29,7 @@ from evidencedesk.llm import RateLimited
 from evidencedesk.quotas.buckets import RateLimits, TooLarge
 from evidencedesk.quotas.fairqueue import Call, DeficitRoundRobin, SharedFifo
 from evidencedesk.quotas.wallet import SpendCap
+from evidencedesk.resilience.errors import QuotaExhausted
 from evidencedesk.usage import ManualClock, Price, load_prices
 
 STARTED, QUEUED = "started", "queued"  # admitted: started at once, or waited in a queue first
@@ -42,7 +45,8 @@ UPSTREAM_TOKENS_PER_S = 300  # invented: output tokens per second of one upstrea
 class Plan(BaseModel):
     """What one tenant may use: rpm and tpm (int, per minute), concurrency (int, calls at once), queue_limit
     (int, calls waiting in its own queue), daily_cap (Decimal, credits a day), weight (int, its share in the
-    fair queue). Frozen and strict. Raises pydantic.ValidationError naming the field.
+    fair queue), burst_s (int, seconds of rpm and tpm each bucket holds: the burst; default 60, a minute).
+    Frozen and strict. Raises pydantic.ValidationError naming the field.
     Example: Plan(rpm=60, tpm=60_000, concurrency=4, queue_limit=10, daily_cap=Decimal("5"))
     """
 
@@ -53,6 +57,7 @@ class Plan(BaseModel):
     queue_limit: Annotated[int, Field(gt=0)]
     daily_cap: Annotated[Decimal, Field(gt=0)]
     weight: Annotated[int, Field(gt=0)] = 1
+    burst_s: Annotated[int, Field(gt=0)] = 60
 
 
 class Design(BaseModel):
@@ -80,9 +85,13 @@ class Decision:
     reason: str = ""
     retry_after_s: int | None = None
 
-    def as_error(self) -> RateLimited | None:
-        """The kit's llm.RateLimited for a 429 or a refusal for cost (retry_after_s carried), else None."""
-        if self.outcome not in (RATE_LIMITED, OVER_BUDGET):
+    def as_error(self) -> RateLimited | QuotaExhausted | None:
+        """The kit's error for a refusal: llm.RateLimited for a 429 (retry_after_s carried), QuotaExhausted
+        for a refusal for cost (not retryable: the message says when the day resets), else None.
+        Example: Decision(1, "a", RATE_LIMITED, RATE, 10).as_error().retry_after_s -> 10.0"""
+        if self.outcome == OVER_BUDGET:
+            return QuotaExhausted(f"{self.tenant}: {self.reason}, resets in {self.retry_after_s} s", "gateway")
+        if self.outcome != RATE_LIMITED:
             return None
         wait = float(self.retry_after_s) if self.retry_after_s is not None else 0.0
         return RateLimited(f"{self.tenant}: {self.reason}", "gateway", retry_after_s=wait)
@@ -122,7 +131,7 @@ class Gateway:
         if isinstance(slots, bool) or not isinstance(slots, int) or slots < 1:
             raise ValueError(f"slots must be an int >= 1, got {slots!r}")
         self.plans, self.clock, self.slots, self.design = dict(plans), clock, slots, design
-        self.limits = {t: RateLimits(p.rpm, p.tpm, clock) for t, p in self.plans.items()}
+        self.limits = {t: RateLimits(p.rpm, p.tpm, clock, p.burst_s) for t, p in self.plans.items()}
         self.wallet = SpendCap({t: p.daily_cap for t, p in self.plans.items()},
                                table if table is not None else load_prices(), clock)
         self.queue: SharedFifo | DeficitRoundRobin

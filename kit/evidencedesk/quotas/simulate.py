@@ -10,6 +10,9 @@ buckets and upstream (SLOTS calls at once); only the queue differs:
 - FIFO: one shared queue of FIFO_LIMIT calls, no per-tenant concurrency limit: the design of a first gateway;
 - fair: a queue of Plan.queue_limit calls per tenant, deficit round robin, per-tenant concurrency limits.
 run() plays one design and returns each tenant's offered, served and refused calls and its waits.
+HEAVY_PLAN (360 RPM, 6 calls a second) is tuned: with the light tenants' 4.75 calls a second the plans admit
+more than the upstream serves (about 8.6), and only then does the queue's order decide who is refused. A heavy
+plan under about 228 RPM fits, and FIFO refuses no light call; run(plans=plans(heavy=...)) plays other plans.
 Left out: callers that retry after a 429 (each refused call is dropped and counted), and time-of-day shape.
 """
 
@@ -22,7 +25,7 @@ from fractions import Fraction
 
 from evidencedesk.quotas.fairness import jain_index, max_min_shares, normalised, p95
 from evidencedesk.quotas.fairqueue import Call
-from evidencedesk.quotas.gateway import QUEUE_FULL, RATE, RATE_LIMITED, Decision, Design, Gateway, Plan
+from evidencedesk.quotas.gateway import QUEUE_FULL, RATE, RATE_LIMITED, Decision, Design, Gateway, Plan, service_s
 from evidencedesk.tenancy.context import TenantContext
 from evidencedesk.usage import ManualClock
 
@@ -42,9 +45,15 @@ FIFO = Design(scheduler="fifo", fifo_limit=200, per_tenant_concurrency=False)
 FAIR = Design(scheduler="drr", quantum=4096)
 
 
-def plans() -> dict[str, Plan]:
-    """Every tenant's plan: the heavy tenant's larger one first, then the light tenants'."""
-    return {HEAVY: HEAVY_PLAN, **dict.fromkeys(LIGHT_TENANTS, LIGHT_PLAN)}
+def plans(heavy: Plan = HEAVY_PLAN) -> dict[str, Plan]:
+    """Every tenant's plan: the heavy tenant's (heavy, a Plan; default HEAVY_PLAN) first, then the light tenants'.
+
+    Example: plans(HEAVY_PLAN.model_copy(update={"rpm": 180}))["heavy"].rpm -> 180
+    """
+    return {HEAVY: heavy, **dict.fromkeys(LIGHT_TENANTS, LIGHT_PLAN)}
+
+
+_plans = plans  # inside run(), its argument `plans` hides this function
 
 
 def traffic(duration_s: int = DURATION_S) -> list[Call]:
@@ -80,11 +89,13 @@ class TenantResult:
 
 @dataclass(frozen=True)
 class RunResult:
-    """A whole run: design (str), tenants (dict tenant -> TenantResult), end_s (int, the second it ended)."""
+    """A whole run: design (str), tenants (dict tenant -> TenantResult), end_s (int, the second it ended),
+    busy_slot_s (int, upstream slot-seconds spent on calls: utilisation is busy_slot_s / (slots * end_s))."""
 
     design: str
     tenants: dict[str, TenantResult]
     end_s: int
+    busy_slot_s: int
 
     def light(self) -> list[TenantResult]:
         """The light tenants' results, in LIGHT_TENANTS order."""
@@ -104,8 +115,10 @@ class RunResult:
         return p95([w for r in self.light() for w in r.waits])
 
 
-def run(design: Design, calls: list[Call] | None = None, slots: int = SLOTS) -> RunResult:
-    """Play calls (default traffic()) through a Gateway of `design` on a fresh ManualClock. Returns RunResult.
+def run(design: Design, calls: list[Call] | None = None, slots: int = SLOTS,
+        plans: dict[str, Plan] | None = None) -> RunResult:
+    """Play calls (default traffic()) through a Gateway of `design` and `plans` (default plans()) on a fresh
+    ManualClock. Returns RunResult.
 
     Each second: end what is due and start what fits (step), then the second's arrivals, then the clock moves
     1 s. After the last arrival, seconds pass until nothing waits or runs (at most DRAIN_S).
@@ -113,8 +126,9 @@ def run(design: Design, calls: list[Call] | None = None, slots: int = SLOTS) -> 
     Example: run(FAIR).tenants["light-01"].served -> 150
     """
     calls = traffic() if calls is None else calls
+    plans = _plans() if plans is None else plans
     clock = ManualClock()
-    gateway = Gateway(plans(), clock, slots, design)
+    gateway = Gateway(plans, clock, slots, design)
     by_second: defaultdict[int, list[Call]] = defaultdict(list)
     for call in calls:
         by_second[call.arrival_s].append(call)
@@ -128,10 +142,12 @@ def run(design: Design, calls: list[Call] | None = None, slots: int = SLOTS) -> 
         decisions += [gateway.arrive(call) for call in by_second.get(second, ())]
         clock.advance(1)
         second += 1
-    return RunResult(design.scheduler, _tally(calls, decisions, gateway.started), second)
+    busy = sum(service_s(c) for c in calls if c.id in gateway.started)
+    return RunResult(design.scheduler, _tally(calls, decisions, gateway.started, plans), second, busy)
 
 
-def _tally(calls: list[Call], decisions: list[Decision], started: dict[int, int]) -> dict[str, TenantResult]:
+def _tally(calls: list[Call], decisions: list[Decision], started: dict[int, int],
+           plans: dict[str, Plan]) -> dict[str, TenantResult]:
     offered = Counter(c.tenant for c in calls)
     refused = Counter((d.tenant, d.reason) for d in decisions if d.outcome == RATE_LIMITED)
     cost = Counter(d.tenant for d in decisions if d.outcome == "refused_cost")
@@ -140,4 +156,4 @@ def _tally(calls: list[Call], decisions: list[Decision], started: dict[int, int]
         if call.id in started:
             waits[call.tenant].append(started[call.id])
     return {t: TenantResult(offered[t], len(waits[t]), refused[(t, RATE)], refused[(t, QUEUE_FULL)], cost[t],
-                            tuple(waits[t])) for t in plans()}
+                            tuple(waits[t])) for t in plans}

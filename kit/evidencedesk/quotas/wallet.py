@@ -2,12 +2,13 @@
 
 OWASP's LLM10:2025 Unbounded Consumption has "Denial of Wallet (DoW)" among its attack scenarios: excessive
 operations that exploit pay-per-use pricing and cause unsustainable costs
-(https://genai.owasp.org/llmrisk/llm102025-unbounded-consumption/, read 2026-12-03). Rate limits bound how fast a tenant spends; only a cap bounds how much. SpendCap reuses the
-Beginner course's daily limits (limits.UserLimits, keyed by tenant instead of user) with one addition that
-concurrency needs: the worst case of a call (usage.cost_of its input tokens and its whole max_tokens) is
-reserved when the call is admitted, and settled to its real cost when it ends. Checking the spend so far
-without the reservations lets every call in flight pass the same check, and the cap is overrun by as many
-calls as run at once (the `reserve=False` switch keeps that mistake to show it).
+(https://genai.owasp.org/llmrisk/llm102025-unbounded-consumption/, read 2026-12-03). Rate limits bound how fast
+a tenant spends; only a cap bounds how much. SpendCap reuses the Beginner course's daily limits
+(limits.UserLimits, keyed by tenant instead of user) with one addition that concurrency needs: the worst case of
+a call (usage.cost_of its input tokens and its whole max_tokens) is reserved when the call is admitted, and
+settled to its real cost when it ends. Checking the spend so far without the reservations lets every call in
+flight pass the same check, and the cap is overrun by as many calls as run at once (the `reserve=False` switch
+keeps that mistake to show it).
 Left out: money in a real currency, caps per month or per user within a tenant, and alerts before the cap.
 """
 
