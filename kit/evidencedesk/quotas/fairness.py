@@ -4,14 +4,17 @@ Jain's index of x_1..x_n is (sum x)^2 / (n * sum x^2): 1 when all are equal, 1/n
 and k/n when k get equal shares and the rest nothing (R. Jain, D. Chiu, W. Hawe, "A Quantitative Measure of
 Fairness and Discrimination for Resource Allocation in Shared Computer Systems", DEC TR-301, 1984,
 https://arxiv.org/abs/cs/9809099, read 2026-12-03). Over raw throughput it scores a tenant that asks for
-little and gets it all as "unfair" to one that asks for much, so the paper normalises: x_i is what tenant i
-got divided by what it should have got. Here "should" is the max-min fair share of the capacity that was
-used: every tenant gets its demand or an equal share of what is left, whichever is smaller (water-filling),
-so a tenant whose demand is below the equal share is owed all of it. An index of 1 means every tenant got
-exactly its fair share; a heavy tenant that takes more than its share pulls the index down as surely as a
-light tenant that gets less.
-Left out: weights in the fair share, fairness over time windows, and the index's blindness to which tenant
-is short (it is symmetric: read the per-tenant figures too).
+little and gets it all as "unfair" to one that asks for much, so x_i is what tenant i got divided by what it
+should have got, found by "any criterion (e.g., max-min optimality)" (R. Jain, A. Durresi, G. Babic,
+"Throughput Fairness Index: An Explanation", ATM Forum/99-0045, 1999,
+https://www.cse.wustl.edu/~jain/atmf/ftp/atm99-0045.txt, read 2026-12-03). Here "should" is the max-min fair
+share of the capacity that was used: every tenant gets its demand or an equal share of what is left,
+whichever is smaller (water-filling), so a tenant whose demand is below the equal share is owed all of it. An
+index of 1 means every tenant got exactly its fair share; a heavy tenant that takes more than its share pulls
+the index down as surely as a light tenant that gets less. Because the shares are of what was used, the index
+says nothing of efficiency or of waiting: a design that serves every call late scores 1.
+Left out: weights in the fair share (a tenant on a larger plan is owed no more), fairness over time windows,
+and the index's blindness to which tenant is short (it is symmetric: read the per-tenant figures too).
 """
 
 from __future__ import annotations
