@@ -35,7 +35,9 @@ untrusted input, a pinned manifest checked on every listing, names namespaced by
 tools behind the gate), then tenancy (one help desk for several tenants: the tenant carried explicitly into
 every job, records, credentials, caches, a search index and memory per tenant, an audit log each tenant
 exports alone, per-tenant limits, and properties that no tenant sees another's data or can tell what the
-others did).
+others did), then releases (prompt versions named by the hash of their content, pinned model snapshots
+against moving aliases, shadow runs with writes suppressed, and a canary with a guard metric that rolls
+itself back, all behind the trajectory gate).
 
 Everything is deterministic: no wall clock, no randomness, no network. It leaves out real providers, real
 tokenizers and real money.

@@ -7,18 +7,24 @@ exchanging an item: once it has read the ticket it answers from the ticket, with
 No golden case asks about an exchange, so page 10's gate cannot see the difference; live traffic can.
 live_set() is that traffic: page 10's golden cases and the exchange questions in
 kit/data/releases/traffic.jsonl, each with the trajectory a good run takes, graded the same way.
-Everything is scripted; the snapshot's name is invented. Left out: real models and prompts.
+catalogue() is the invented provider list of snapshots.py; CANDIDATES pairs each prompt version
+released on the page with the scripted configuration that stands in for it (the fakes never read a
+template or a temperature). Everything is scripted; every model name is invented. Left out: real models and prompts.
 """
 
 from __future__ import annotations
 
+import datetime
 import re
+from dataclasses import dataclass
 
 from evidencedesk import DATA_DIR
 from evidencedesk.agent.fakes import FAKE_MODEL, TICKET, FakeModel, finish, read_request
 from evidencedesk.agent.loop import Agent
 from evidencedesk.llm import LLMRequest, LLMResponse, Usage, estimate_tokens, request_tokens
 from evidencedesk.trajectories.candidates import CONFIGS, AgentConfig
+from evidencedesk.releases.prompts import PromptVersion
+from evidencedesk.releases.snapshots import Catalogue, Snapshot
 from evidencedesk.trajectories.cases import EvalSet, golden_set, load_cases
 
 RELEASES_DATA = DATA_DIR / "releases"
@@ -59,3 +65,45 @@ def live_set() -> EvalSet:
     golden = golden_set()
     extra = load_cases(RELEASES_DATA / "traffic.jsonl")
     return EvalSet("live", golden.cases + tuple(extra), golden.tickets)
+
+
+def catalogue() -> Catalogue:
+    """The kit's invented provider list: alias "desk-large" on two snapshots, and one smaller model.
+
+    "desk-large" points at desk-large-2026-09-14 from 14 September 2026 and at desk-large-2026-11-20
+    from 20 November 2026. The September snapshot answers as the "sensible" fake, the November one as
+    ExchangeModel. desk-small-2026-03-02 (same fake) shuts down on 15 January 2027. Example: catalogue().resolve(...)
+    """
+    day = datetime.date
+    snapshots = (Snapshot("desk-large-2026-09-14", day(2026, 9, 14), day(2027, 3, 14), lambda: FakeModel("sensible")),
+                 Snapshot("desk-large-2026-11-20", day(2026, 11, 20), None, ExchangeModel),
+                 Snapshot("desk-small-2026-03-02", day(2026, 3, 2), day(2027, 1, 15), lambda: FakeModel("sensible")))
+    return Catalogue({s.id: s for s in snapshots},
+                     {"desk-large": ((day(2026, 9, 14), "desk-large-2026-09-14"), (day(2026, 11, 20), "desk-large-2026-11-20")),
+                      "desk-small": ((day(2026, 3, 2), "desk-small-2026-03-02"),)})
+
+
+TEMPLATE = ("You answer help-desk questions. Read the ticket the user names; for refunds and returns, "
+            "read the returns policy before you answer. Goal: {goal}")
+V1 = PromptVersion(template=TEMPLATE, model="desk-large-2026-09-14", temperature=0.0, max_tokens=200)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A release candidate: name (str), version (PromptVersion, what is released), config (AgentConfig: the
+    scripted behaviour that stands in for it, since the fakes do not read templates)."""
+
+    name: str
+    version: PromptVersion
+    config: AgentConfig
+
+
+SERVED = Candidate("v1", V1, CONFIGS["baseline"])
+CANDIDATES: dict[str, Candidate] = {c.name: c for c in (
+    Candidate("terse", V1.model_copy(update={"template": "Answer from the ticket. Goal: {goal}"}), CONFIGS["terse"]),
+    Candidate("thorough", V1.model_copy(update={"template": TEMPLATE + " Read the warranty or shipping policy "
+                                                "when the goal speaks of them."}), CONFIGS["thorough"]),
+    Candidate("warmer", V1.model_copy(update={"temperature": 0.7}), CONFIGS["sampled"]),
+    Candidate("snapshot-1120", V1.model_copy(update={"model": "desk-large-2026-11-20"}), SNAPSHOT),
+    Candidate("alias", V1.model_copy(update={"model": "desk-large"}), CONFIGS["baseline"]),
+)}
