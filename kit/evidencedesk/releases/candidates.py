@@ -79,7 +79,8 @@ def catalogue() -> Catalogue:
                  Snapshot("desk-large-2026-11-20", day(2026, 11, 20), None, ExchangeModel),
                  Snapshot("desk-small-2026-03-02", day(2026, 3, 2), day(2027, 1, 15), lambda: FakeModel("sensible")))
     return Catalogue({s.id: s for s in snapshots},
-                     {"desk-large": ((day(2026, 9, 14), "desk-large-2026-09-14"), (day(2026, 11, 20), "desk-large-2026-11-20")),
+                     {"desk-large": ((day(2026, 9, 14), "desk-large-2026-09-14"),
+                                     (day(2026, 11, 20), "desk-large-2026-11-20")),
                       "desk-small": ((day(2026, 3, 2), "desk-small-2026-03-02"),)})
 
 

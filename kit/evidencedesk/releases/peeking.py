@@ -1,4 +1,4 @@
-"""Why a canary's guard is checked on a schedule: every extra look at a running canary is another chance of a false alarm.
+"""Why a canary's guard is checked on a schedule: each look is one more chance of a false alarm.
 
 false_alarm() computes exactly, with no simulation, the chance that the guard of canary.py trips at
 least once when the candidate is exactly as good as production: its failures are Binomial(n, p) with

@@ -59,7 +59,8 @@ def release(candidate: Candidate, served: Candidate, registry: PromptRegistry, c
     if not registry.history("production"):
         registry.point("production", registry.add(served.version))
     if registry.current("production") != served.version.id:
-        raise ValueError(f"production runs {registry.current('production')}, not the served version {served.version.id}")
+        raise ValueError(f"production runs {registry.current('production')}, "
+                         f"not the served version {served.version.id}")
     if vid == served.version.id:
         raise ValueError(f"{candidate.name} is the served version itself ({vid}): nothing to release")
     lines = [f"release {candidate.name} {vid} against {registry.current('production')}"]

@@ -122,7 +122,8 @@ class ShadowReport:
     @property
     def costs(self) -> tuple[Decimal, Decimal]:
         """(served credits, shadow credits), summed over the pairs."""
-        return (sum((p.served.cost for p in self.pairs), Decimal(0)), sum((p.shadow.cost for p in self.pairs), Decimal(0)))
+        return (sum((p.served.cost for p in self.pairs), Decimal(0)),
+                sum((p.shadow.cost for p in self.pairs), Decimal(0)))
 
     def verdict(self) -> tuple[bool, str]:
         """(may go on to a canary, one line why), by RULE."""
