@@ -65,10 +65,13 @@ class Guard:
         if not 0 <= self.tolerance < 1 or self.min_sample < 1 or self.check_every_s <= 0:
             raise ValueError("need 0 <= tolerance < 1, min_sample >= 1 and check_every_s > 0")
 
-    def trips(self, failures: int, n: int, control_rate: float) -> bool:
-        """Whether the canary's failures out of n show it worse than control_rate + tolerance: n >= min_sample
-        and the Wilson interval's low end above it."""
-        return n >= self.min_sample and wilson(failures, n).low > control_rate + self.tolerance
+    def trips(self, failures: int, n: int, control: float) -> bool:
+        """Whether failures out of n canary requests are clearly worse than
+        the control's rate (float) plus tolerance: n >= min_sample and the
+        Wilson interval's low end above it."""
+        if n < self.min_sample:
+            return False
+        return wilson(failures, n).low > control + self.tolerance
 
 
 @dataclass(frozen=True)

@@ -100,11 +100,18 @@ class Candidate:
 
 
 SERVED = Candidate("v1", V1, CONFIGS["baseline"])
+SHORT = "Answer from the ticket. Goal: {goal}"
+MORE = " Read the warranty or shipping policy when the goal speaks of them."
+
+
+def _changed(name: str, config: AgentConfig, **change: object) -> Candidate:
+    return Candidate(name, V1.model_copy(update=change), config)
+
+
 CANDIDATES: dict[str, Candidate] = {c.name: c for c in (
-    Candidate("terse", V1.model_copy(update={"template": "Answer from the ticket. Goal: {goal}"}), CONFIGS["terse"]),
-    Candidate("thorough", V1.model_copy(update={"template": TEMPLATE + " Read the warranty or shipping policy "
-                                                "when the goal speaks of them."}), CONFIGS["thorough"]),
-    Candidate("warmer", V1.model_copy(update={"temperature": 0.7}), CONFIGS["sampled"]),
-    Candidate("snapshot-1120", V1.model_copy(update={"model": "desk-large-2026-11-20"}), SNAPSHOT),
-    Candidate("alias", V1.model_copy(update={"model": "desk-large"}), CONFIGS["baseline"]),
+    _changed("terse", CONFIGS["terse"], template=SHORT),
+    _changed("thorough", CONFIGS["thorough"], template=TEMPLATE + MORE),
+    _changed("warmer", CONFIGS["sampled"], temperature=0.7),
+    _changed("snapshot-1120", SNAPSHOT, model="desk-large-2026-11-20"),
+    _changed("alias", CONFIGS["baseline"], model="desk-large"),
 )}

@@ -47,14 +47,15 @@ def false_alarm(rate: float, threshold: float, looks: Sequence[int], min_sample:
         raise ValueError("looks must be increasing counts of requests, from 1")
     if not 0 <= rate <= 1:
         raise ValueError(f"rate must be from 0 to 1, got {rate!r}")
-    mass = [1.0]  # mass[k]: chance of k failures so far without a trip
+    mass = [1.0]  # mass[k]: chance of k failures so far, and no trip yet
     seen, alarmed = 0, 0.0
     for look in looks:
-        for _ in range(look - seen):  # one more request: fail with chance rate
-            mass = [a * (1 - rate) + b * rate for a, b in zip([*mass, 0.0], [0.0, *mass])]
+        for _ in range(look - seen):  # one more request, failing with rate
+            passes, fails = [*mass, 0.0], [0.0, *mass]
+            mass = [p * (1 - rate) + f * rate for p, f in zip(passes, fails)]
         seen = look
         k = first_tripping(look, threshold) if look >= min_sample else None
-        if k is not None:
+        if k is not None:  # the guard trips at k failures or more
             alarmed += sum(mass[k:])
             mass = mass[:k] + [0.0] * (len(mass) - k)
     return alarmed

@@ -13,6 +13,7 @@ rolling out in several steps after the canary.
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 
 from evidencedesk.releases.canary import ROLLED_BACK, CanaryResult, Guard, run_canary, traffic
@@ -65,18 +66,19 @@ def release(candidate: Candidate, served: Candidate, registry: PromptRegistry, c
         raise ValueError(f"{candidate.name} is the served version itself ({vid}): nothing to release")
     lines = [f"release {candidate.name} {vid} against {registry.current('production')}"]
     findings = check_pin(candidate.version.model, None, catalogue(), today(clock))
-    lines += [f"  pin: {f.line()}" for f in findings] or [f"  pin: {candidate.version.model} is a snapshot"]
+    lines += [w for f in findings for w in _wrap(f"  pin: {f.line()}")] or [
+        f"  pin: {candidate.version.model} is a snapshot"]
     if any(f.code in BLOCKING for f in findings):
         return ReleaseReport(candidate.name, vid, STOPPED_AT_PIN, tuple(lines))
     golden = golden_set()
     gate = decide(run_set(golden, served.config), run_set(golden, candidate.config))
-    lines.append(f"  gate: {gate.outcome} (exit {gate.exit_code}): {gate.why}")
+    lines += _wrap(f"  gate: {gate.outcome} (exit {gate.exit_code}): {gate.why}")
     if gate.outcome != PASS:
         return ReleaseReport(candidate.name, vid, STOPPED_AT_GATE, tuple(lines), gate)
     report = shadow([live_set(), agent_set()], served.config, candidate.config)
     ok, why = report.verdict()
-    lines.append(f"  shadow: {len(report.pairs)} requests, {sum(p.path_changed for p in report.pairs)} "
-                 f"paths changed; {why}")
+    lines += _wrap(f"  shadow: {len(report.pairs)} requests, {sum(p.path_changed for p in report.pairs)} "
+                   f"paths changed; {why}")
     if not ok:
         return ReleaseReport(candidate.name, vid, STOPPED_AT_SHADOW, tuple(lines), gate, report)
     live = live_set()
@@ -88,10 +90,15 @@ def release(candidate: Candidate, served: Candidate, registry: PromptRegistry, c
     start = clock()
     result = run_canary([r.__class__(r.at + start, r.user, r.case_id) for r in stream],
                         lambda case_id, on: not graded[on][case_id], share, vid, guard, registry, clock)
-    lines.append(f"  canary: {result.outcome} at t={result.at - start:.0f}s; canary {result.canary}, "
-                 f"control {result.control}")
+    lines += _wrap(f"  canary: {result.outcome} at t={result.at - start:.0f}s; canary {result.canary}, "
+                   f"control {result.control}")
     lines.append(f"  production -> {registry.current('production')}, canary -> {registry.current('canary')}")
     return ReleaseReport(candidate.name, vid, result.outcome, tuple(lines), gate, report, result)
+
+
+def _wrap(text: str) -> list[str]:
+    """text as lines of at most 78 characters, continuation lines indented by four spaces."""
+    return textwrap.wrap(text, 78, subsequent_indent="    ")
 
 
 __all__ = ["GUARD", "ROLLED_BACK", "ReleaseReport", "release"]

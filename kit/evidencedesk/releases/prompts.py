@@ -43,9 +43,12 @@ class PromptVersion(BaseModel):
     max_tokens: int = Field(ge=1)
 
     def canonical(self) -> bytes:
-        """The bytes that are hashed: JSON, keys sorted, no spaces, UTF-8. Every field is in it."""
-        return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"),
-                          ensure_ascii=False).encode("utf-8")
+        """The bytes that are hashed: every field, as JSON, keys sorted,
+        no spaces, UTF-8."""
+        fields = self.model_dump(mode="json")
+        text = json.dumps(fields, sort_keys=True, separators=(",", ":"),
+                          ensure_ascii=False)
+        return text.encode("utf-8")
 
     @property
     def sha256(self) -> str:
@@ -54,7 +57,7 @@ class PromptVersion(BaseModel):
 
     @property
     def id(self) -> str:
-        """The content-addressed id: "pv-" and the first ID_HEX hex digits of sha256."""
+        """The content-addressed id: "pv-" and ID_HEX hex digits."""
         return f"pv-{self.sha256[:ID_HEX]}"
 
 
@@ -121,14 +124,16 @@ class PromptRegistry:
         return tuple(self._labels.get(label, ()))
 
     def rollback(self, label: str) -> str:
-        """Point label back at the id it held before the current one, and return that id.
+        """Point label back at the id it held before the current one.
 
-        Nothing is deleted: the id rolled back from stays stored, and the move is added to the history.
-        Raises RegistryError when the label has no earlier id. Example: reg.rollback("production")
+        Returns that id. Nothing is deleted: the id rolled back from stays
+        stored, and the move is added to the history. Raises RegistryError
+        when the label has no earlier id. Example: reg.rollback("production")
         """
         history = self.history(label)
         if len(history) < 2:
-            raise RegistryError(f"label {str(label)[:40]!r} has no earlier version to roll back to")
+            raise RegistryError(f"label {str(label)[:40]!r} has no earlier "
+                                "version to roll back to")
         previous = history[-2]
         self._labels[label].append(previous)
         return previous

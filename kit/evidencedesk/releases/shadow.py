@@ -54,12 +54,16 @@ class ShadowGate(RecordingGate):
                 return stopped
         return self.registry.execute(call, caller)  # a read runs, as it would in the served run
 
-    def _suppress(self, call: ToolCall, task: str, run_id: str, caller: str) -> ToolResult | None:
+    def _suppress(self, call: ToolCall, task: str, run_id: str,
+                  caller: str) -> ToolResult | None:
+        """In place of ToolGate._park: a write is noted, never parked."""
         if not self.registry.get(call.name).writes:
-            return None
-        self.suppressed.append((call.name, dict(call.arguments) if isinstance(call.arguments, dict) else {}))
-        return ToolResult.failure(NEEDS_APPROVAL, f"shadow run: {call.name} suppressed, nothing parked",
-                                  pending_id=f"shadow-{len(self.suppressed)}")
+            return None  # a read goes on and runs
+        args = call.arguments if isinstance(call.arguments, dict) else {}
+        self.suppressed.append((call.name, dict(args)))
+        return ToolResult.failure(
+            NEEDS_APPROVAL, f"shadow run: {call.name} suppressed, not parked",
+            pending_id=f"shadow-{len(self.suppressed)}")
 
     def approve(self, pending_id: str, holder: object = None) -> ToolResult:
         """Refused: a shadow run parks nothing, so there is nothing to approve."""

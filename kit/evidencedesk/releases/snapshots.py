@@ -118,24 +118,32 @@ class Finding:
         return f"{self.code}: {self.detail}"
 
 
-def check_pin(configured: str, response_model: str | None, catalogue: Catalogue, day: datetime.date,
-              warn_days: int = WARN_DAYS) -> list[Finding]:
-    """The release check of one model setting: what is configured, what answered, and its shutdown date.
+def check_pin(configured: str, answered: str | None, catalogue: Catalogue,
+              day: datetime.date, warn_days: int = WARN_DAYS) -> list[Finding]:
+    """The release check of one model setting.
 
-    Args: configured (str, the model id in the prompt version); response_model (str, the model field of
-    a response to it, or None before any call); catalogue (Catalogue); day (date, today); warn_days
-    (int, days). Returns the findings, [] when the pin holds. Raises BadRequest for an unknown model.
-    Example: check_pin("desk-large", "desk-large-2026-11-20", catalogue, day) -> [alias_in_config, ...]
+    Args: configured (str, the model id in the prompt version); answered
+    (str, the model field of a response to it, or None before any call);
+    catalogue (Catalogue); day (date, today); warn_days (int, days).
+    Returns the findings, [] when the pin holds. Raises BadRequest for an
+    unknown model. Example: check_pin("desk-large", None, catalogue, day)
     """
-    findings = []
+    found = []
     pinned = catalogue.resolve(configured, day)
-    if catalogue.is_alias(configured):
-        findings.append(Finding(ALIAS_IN_CONFIG, f"{configured} is an alias (today {pinned}); pin a snapshot"))
-    if response_model is not None and response_model != configured and not catalogue.is_alias(configured):
-        findings.append(Finding(DRIFT, f"configured {configured}, the response says {response_model}"))
+    alias = catalogue.is_alias(configured)
+    if alias:
+        found.append(Finding(ALIAS_IN_CONFIG,
+                             f"{configured} is an alias, today for {pinned}"))
+    if answered is not None and answered != configured and not alias:
+        found.append(Finding(DRIFT,
+                             f"{configured} pinned, response from {answered}"))
     shutdown = catalogue.snapshots[pinned].shutdown
-    if shutdown is not None and day >= shutdown:
-        findings.append(Finding(SHUT_DOWN, f"{pinned} was shut down on {shutdown}"))
-    elif shutdown is not None and (shutdown - day).days <= warn_days:
-        findings.append(Finding(SHUTDOWN_SOON, f"{pinned} shuts down on {shutdown}, in {(shutdown - day).days} days"))
-    return findings
+    if shutdown is None:
+        return found
+    left = (shutdown - day).days
+    if left <= 0:
+        found.append(Finding(SHUT_DOWN, f"{pinned} shut down on {shutdown}"))
+    elif left <= warn_days:
+        found.append(Finding(SHUTDOWN_SOON,
+                             f"{pinned} shuts down {shutdown}, in {left} days"))
+    return found
