@@ -2,8 +2,8 @@
 
 import pytest
 
-from evidencedesk.releases.canary import (PROMOTED, ROLLED_BACK, Guard, Request, bucket, in_canary, run_canary,
-                                          traffic)
+from evidencedesk.releases.canary import (PROMOTED, ROLLED_BACK, UNDECIDED, Guard, Request, bucket, in_canary,
+                                          run_canary, traffic)
 from evidencedesk.releases.prompts import PromptRegistry, PromptVersion
 from evidencedesk.usage import ManualClock
 
@@ -46,10 +46,10 @@ def test_a_bad_candidate_is_rolled_back_at_a_check_and_a_good_one_promoted():
     reg = registry()
     result = run_canary(stream, lambda case, on: on and case == "bad", 0.05, "rel-1", GUARD, reg, ManualClock())
     assert result.outcome == ROLLED_BACK and reg.current("canary") == V1.id and reg.current("production") == V1.id
-    assert result.at % 600 == 0 and result.canary.total >= 100 and result.checks[-1].endswith("TRIPPED")
+    assert result.at % 600 == 0 and result.candidate.total >= 100 and result.checks[-1].endswith("TRIPPED")
     reg = registry()
     result = run_canary(stream, lambda case, on: False, 0.05, "rel-1", GUARD, reg, ManualClock())
-    assert result.outcome == PROMOTED and reg.current("production") == V2.id and result.canary.passed == 0
+    assert result.outcome == PROMOTED and reg.current("production") == V2.id and result.candidate.passed == 0
 
 
 def test_the_stream_is_deterministic_and_checked():
@@ -57,3 +57,21 @@ def test_the_stream_is_deterministic_and_checked():
                                                Request(4.0, "u00008", "a")]
     with pytest.raises(ValueError):
         traffic([], 3, 2.0, 10)
+
+
+def test_a_canary_under_its_minimum_sample_is_undecided_not_promoted():
+    stream = traffic(["good", "bad"], 7200, 2.0, 5000)
+    reg = registry()
+    result = run_canary(stream, lambda case, on: on and case == "bad", 0.01, "rel-1", GUARD, reg, ManualClock())
+    assert result.candidate.total < GUARD.min_sample and result.candidate.value > 0.3
+    assert result.outcome == UNDECIDED and reg.current("production") == V1.id and reg.current("canary") == V1.id
+
+
+def test_requests_after_the_last_scheduled_check_are_checked_before_promotion():
+    # 150 bad canary requests in the first 599 s: no scheduled check runs, the final one trips
+    stream = [Request(i * 2.0, "u00001", "bad") for i in range(150)]
+    guard = Guard("failed checks", 0.02, 100, 600.0)
+    reg = registry()
+    result = run_canary(stream, lambda case, on: on, 1.0, "rel-1", guard, reg, ManualClock())
+    assert result.outcome == ROLLED_BACK and len(result.checks) == 1 and result.checks[0].endswith("TRIPPED")
+    assert reg.current("production") == V1.id

@@ -9,8 +9,12 @@ failure rate is worse than the control's (the other requests, same window) by mo
 with the canary's Wilson interval (page 8) entirely above control + tolerance. The control's rate is
 taken as exact, since it has far more requests; a simplification. run_canary() plays a request stream
 on a ManualClock, checks the guard every check_every_s seconds (never after every request: see
-peeking.py), rolls the "canary" label back the moment it trips, and promotes the candidate to
-"production" if the window ends without a trip. Left out: ramping the share up in steps, several
+peeking.py) and once more when the window ends, rolls the "canary" label back the moment it trips, and
+promotes the candidate to "production" only if the window ends without a trip after at least min_sample
+canary requests; a canary that never reached its minimum sample is UNDECIDED, rolled back and not
+promoted, since a guard that could not decide has not passed anything. The interval counts requests as
+independent, though the split is by user and one user's requests may fail together; the kit's failures
+depend on the request alone, so it cannot show that. Left out: ramping the share up in steps, several
 guard metrics at once, and latency or cost guards.
 """
 
@@ -25,7 +29,7 @@ from evidencedesk.releases.prompts import PromptRegistry
 from evidencedesk.usage import ManualClock
 
 BUCKETS = 10_000  # a user lands in one of these; a share of 5% is buckets 0 to 499
-PROMOTED, ROLLED_BACK = "PROMOTED", "ROLLED BACK"
+PROMOTED, ROLLED_BACK, UNDECIDED = "PROMOTED", "ROLLED BACK", "UNDECIDED"
 
 
 def bucket(user_id: str, salt: str) -> int:
@@ -94,12 +98,13 @@ def traffic(case_ids: Sequence[str], count: int, every_s: float, users: int) -> 
 
 @dataclass(frozen=True)
 class CanaryResult:
-    """outcome (PROMOTED or ROLLED_BACK), at (float, seconds when decided), canary and control (Rate of
-    failures), checks (lines, one per guard check), label (the id "canary" points at afterwards)."""
+    """outcome (PROMOTED, ROLLED_BACK or UNDECIDED), at (float, seconds when decided), candidate and
+    control (Rate of FAILED checks on each side, so Rate.passed counts failures; None for a side that had
+    no request), checks (lines, one per guard check), label (the id "canary" points at afterwards)."""
 
     outcome: str
     at: float
-    canary: Rate | None
+    candidate: Rate | None
     control: Rate | None
     checks: tuple[str, ...]
     label: str
@@ -110,29 +115,42 @@ def run_canary(requests: Sequence[Request], failed: Callable[[str, bool], bool],
     """Play requests on clock: each goes to the candidate when in_canary(user), else to production.
 
     failed(case_id, on_candidate) says whether that request's check failed. The guard is checked every
-    guard.check_every_s seconds; when it trips, the "canary" label is rolled back and the result is
-    ROLLED_BACK; if the stream ends without a trip, "production" is pointed at the candidate (PROMOTED).
-    The registry must hold "production" and "canary" labels. Example: run_canary(reqs, f, 0.05, "r1", g, reg, clock)
+    guard.check_every_s seconds and once more after the last request; when it trips, the "canary" label
+    is rolled back (ROLLED_BACK). If it never trips and the candidate saw at least guard.min_sample
+    requests, "production" is pointed at the candidate (PROMOTED); with fewer, the "canary" label is
+    rolled back and production is left as it was (UNDECIDED). The registry must hold "production" and
+    "canary" labels. Example: run_canary(reqs, f, 0.05, "r1", g, reg, clock).outcome
     """
     counts = {True: [0, 0], False: [0, 0]}  # on candidate -> [failures, requests]
     checks: list[str] = []
+
+    def rates() -> tuple[Rate | None, Rate | None]:
+        return tuple(wilson(f, n) if n else None for f, n in (counts[True], counts[False]))
+
+    def check(note: str = "") -> bool:
+        (cf, cn), (of, on) = counts[True], counts[False]
+        control = of / on if on else 0.0
+        tripped = guard.trips(cf, cn, control)
+        checks.append(f"t={clock():>6.0f}s canary {wilson(cf, cn)} control {control:.1%}"
+                      f"{' TRIPPED' if tripped else note}")
+        return tripped
+
     next_check = clock() + guard.check_every_s
     for request in requests:
         clock.advance(max(0.0, request.at - clock()))
         if clock() >= next_check and counts[True][1]:
             next_check += guard.check_every_s * (1 + (clock() - next_check) // guard.check_every_s)
-            (cf, cn), (of, on) = counts[True], counts[False]
-            control = of / on if on else 0.0
-            tripped = guard.trips(cf, cn, control)
-            checks.append(f"t={clock():>6.0f}s canary {wilson(cf, cn)} control {control:.1%}"
-                          f"{' TRIPPED' if tripped else ''}")
-            if tripped:
+            if check():
                 registry.rollback("canary")
-                return CanaryResult(ROLLED_BACK, clock(), wilson(cf, cn), wilson(of, on), tuple(checks),
-                                    registry.current("canary"))
+                return CanaryResult(ROLLED_BACK, clock(), *rates(), tuple(checks), registry.current("canary"))
         side = in_canary(request.user, share, salt)
         counts[side][0] += failed(request.case_id, side)
         counts[side][1] += 1
+    if counts[True][1] and check(" (end)"):
+        registry.rollback("canary")
+        return CanaryResult(ROLLED_BACK, clock(), *rates(), tuple(checks), registry.current("canary"))
+    if counts[True][1] < guard.min_sample:
+        registry.rollback("canary")
+        return CanaryResult(UNDECIDED, clock(), *rates(), tuple(checks), registry.current("canary"))
     registry.point("production", registry.current("canary"))
-    rates = tuple(wilson(f, n) if n else None for f, n in (counts[True], counts[False]))
-    return CanaryResult(PROMOTED, clock(), rates[0], rates[1], tuple(checks), registry.current("canary"))
+    return CanaryResult(PROMOTED, clock(), *rates(), tuple(checks), registry.current("canary"))
