@@ -51,3 +51,14 @@ def test_the_rule_blocks_a_changed_stop_reason_and_lists_changed_paths():
 def test_identical_configurations_give_no_difference():
     report = shadow([live_set()], C["baseline"], C["baseline"])
     assert not any(p.path_changed or p.reason_changed for p in report.pairs) and report.costs[0] == report.costs[1]
+
+
+def test_a_write_is_suppressed_even_when_the_decision_order_has_no_parking_check(monkeypatch):
+    import evidencedesk.releases.shadow as shadow_module
+    from evidencedesk.gate import ToolGate
+
+    without_park = tuple(c for c in shadow_module.DECISION_ORDER if c.ask is not ToolGate._park)
+    monkeypatch.setattr(shadow_module, "DECISION_ORDER", without_park)
+    shadow_gate, outbox = gate(True)
+    result = shadow_gate.run(EMAIL, "reply", "r1", "kwame")
+    assert result.code == NEEDS_APPROVAL and len(shadow_gate.suppressed) == 1 and outbox.sent == []

@@ -47,11 +47,17 @@ class ShadowGate(RecordingGate):
         self.suppressed: list[tuple[str, dict[str, object]]] = []
 
     def _decide(self, call: ToolCall, task: str, run_id: str, caller: str) -> ToolResult:
-        """ToolGate's checks in DECISION_ORDER, with the last one (park a write) replaced by _suppress."""
+        """ToolGate's checks in DECISION_ORDER, with the last one (park a write) replaced by _suppress.
+
+        Fails closed: a write that gets past every check (a decision order without the parking check)
+        is suppressed too, never executed; only a read reaches registry.execute.
+        """
         for check in DECISION_ORDER:
             ask = ShadowGate._suppress if check.ask is ToolGate._park else check.ask
             if (stopped := ask(self, call, task, run_id, caller)) is not None:
                 return stopped
+        if (stopped := self._suppress(call, task, run_id, caller)) is not None:
+            return stopped
         return self.registry.execute(call, caller)  # a read runs, as it would in the served run
 
     def _suppress(self, call: ToolCall, task: str, run_id: str,
