@@ -4,10 +4,12 @@ release() takes a candidate (a prompt version and the scripted configuration tha
 and the served one, and runs, in order: the pin check of snapshots.py (the version's model must be a
 snapshot, not an alias, and not shut down), page 10's regression gate on the golden set, unchanged
 (decide(): anything but PASS stops the release, UNDECIDED included), a shadow period on copies of live
-requests (shadow.py), and a canary on live traffic (canary.py), which rolls itself back or promotes
-the version. Nothing reaches users before the canary, and the canary reaches only its share of them.
-Each request of the canary is graded once per configuration and the grade reused (the scripted fakes
-answer a request the same way every time). Left out: approvals by a person between stages, and
+requests (shadow.py), and a canary on live traffic (canary.py), which rolls itself back, promotes the
+version, or ends UNDECIDED (too few canary requests: rolled back, not promoted). Nothing reaches users
+before the canary, and the canary reaches only its share of them. The canary's grade for each request
+is the one the shadow period gave that request on each side: the scripted fakes answer a request the
+same way every time, so grading it again would give the same result (in production the canary's signal
+is a live one, and arrives later). Left out: approvals by a person between stages, and
 rolling out in several steps after the canary.
 """
 
@@ -16,7 +18,7 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass
 
-from evidencedesk.releases.canary import ROLLED_BACK, CanaryResult, Guard, run_canary, traffic
+from evidencedesk.releases.canary import ROLLED_BACK, UNDECIDED, CanaryResult, Guard, run_canary, traffic
 from evidencedesk.releases.candidates import Candidate, catalogue, live_set
 from evidencedesk.releases.prompts import PromptRegistry
 from evidencedesk.releases.shadow import ShadowReport, shadow
@@ -35,7 +37,7 @@ STOPPED_AT_PIN, STOPPED_AT_GATE, STOPPED_AT_SHADOW = "stopped at pin", "stopped 
 
 @dataclass(frozen=True)
 class ReleaseReport:
-    """What happened: name, version id, outcome (a STOPPED_AT_* string, ROLLED_BACK or PROMOTED), lines
+    """What happened: name, version id, outcome (a STOPPED_AT_* string, ROLLED_BACK, UNDECIDED or PROMOTED), lines
     (one or more per stage reached), and the stage results (None where a stage was not reached)."""
 
     name: str
@@ -75,22 +77,21 @@ def release(candidate: Candidate, served: Candidate, registry: PromptRegistry, c
     lines += _wrap(f"  gate: {gate.outcome} (exit {gate.exit_code}): {gate.why}")
     if gate.outcome != PASS:
         return ReleaseReport(candidate.name, vid, STOPPED_AT_GATE, tuple(lines), gate)
-    report = shadow([live_set(), agent_set()], served.config, candidate.config)
+    live = live_set()
+    report = shadow([live, agent_set()], served.config, candidate.config)
     ok, why = report.verdict()
     lines += _wrap(f"  shadow: {len(report.pairs)} requests, {sum(p.path_changed for p in report.pairs)} "
                    f"paths changed; {why}")
     if not ok:
         return ReleaseReport(candidate.name, vid, STOPPED_AT_SHADOW, tuple(lines), gate, report)
-    live = live_set()
-    graded = {side: {r.case_id: r.grade.passed for r in run_set(live, config).results}
-              for side, config in ((False, served.config), (True, candidate.config))}
+    grades = {p.case.id: p.grades() for p in report.pairs[:len(live.cases)]}  # (served, candidate) passed
     registry.point("canary", registry.current("production"))
     registry.point("canary", vid)
-    stream = traffic([c.id for c in live.cases], REQUESTS, EVERY_S, USERS)
+    stream = traffic(list(grades), REQUESTS, EVERY_S, USERS)
     start = clock()
     result = run_canary([r.__class__(r.at + start, r.user, r.case_id) for r in stream],
-                        lambda case_id, on: not graded[on][case_id], share, vid, guard, registry, clock)
-    lines += _wrap(f"  canary: {result.outcome} at t={result.at - start:.0f}s; canary {result.canary}, "
+                        lambda case_id, on: not grades[case_id][on], share, vid, guard, registry, clock)
+    lines += _wrap(f"  canary: {result.outcome} at t={result.at - start:.0f}s; canary {result.candidate}, "
                    f"control {result.control}")
     lines.append(f"  production -> {registry.current('production')}, canary -> {registry.current('canary')}")
     return ReleaseReport(candidate.name, vid, result.outcome, tuple(lines), gate, report, result)
@@ -101,4 +102,4 @@ def _wrap(text: str) -> list[str]:
     return textwrap.wrap(text, 78, subsequent_indent="    ")
 
 
-__all__ = ["GUARD", "ROLLED_BACK", "ReleaseReport", "release"]
+__all__ = ["GUARD", "ROLLED_BACK", "UNDECIDED", "ReleaseReport", "release"]
