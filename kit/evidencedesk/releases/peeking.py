@@ -4,9 +4,12 @@ false_alarm() computes exactly, with no simulation, the chance that the guard of
 least once when the candidate is exactly as good as production: its failures are Binomial(n, p) with
 the control's own rate p. It walks the distribution of the failure count forward one request at a time
 and, at each look, removes the mass where the guard would trip. With one look the chance is what one
-Wilson interval promises (at most about 2.5% above, since the interval is two-sided 95%); with a look
-after every few requests it grows, because each look is another draw at the same small chance and
-the draws are not independent enough to cancel. Sequential tests designed for repeated looks (always
+Wilson interval promises (about 2.5% above, since the interval is two-sided 95%; not exactly, since
+Wilson's interval is an approximation and counts are whole numbers); with a look after every few
+requests it grows, because each look is one more chance to trip. Successive looks share most of their
+requests, so the chance grows far more slowly than the number of looks, but it keeps growing with
+more looks (P. Armitage, C. K. McPherson and B. C. Rowe, "Repeated significance tests on accumulating
+data", J. R. Stat. Soc. A 132 (1969), the classic computation). Sequential tests designed for repeated looks (always
 valid p-values and confidence sequences, Johari, Pekelis and Walsh, arXiv:1512.04922) keep the chance
 fixed; the kit's answer is simpler: few, scheduled looks, and a min_sample. Left out: power under a
 real regression, and the sequential tests themselves.
