@@ -35,7 +35,9 @@ untrusted input, a pinned manifest checked on every listing, names namespaced by
 tools behind the gate), then tenancy (one help desk for several tenants: the tenant carried explicitly into
 every job, records, credentials, caches, a search index and memory per tenant, an audit log each tenant
 exports alone, per-tenant limits, and properties that no tenant sees another's data or can tell what the
-others did).
+others did), then outbox (a reply sent once across crashes: the state change and the intent to send in one
+sqlite3 transaction, a relay that sends and marks, a receiver whose UNIQUE message id drops repeats, and a
+crash staged at every boundary).
 
 Everything is deterministic: no wall clock, no randomness, no network. It leaves out real providers, real
 tokenizers and real money.

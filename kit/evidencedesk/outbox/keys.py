@@ -1,0 +1,46 @@
+"""Idempotency keys for a model's tool calls: from the run and the step, never from the model's text.
+
+A run that retries a step, or resumes after a crash, asks the model again, and the model may word the
+same reply differently. A key built from the text then changes with the wording, and every store that
+deduplicates by key (the outbox's UNIQUE column, the receiver's, a provider's Idempotency-Key) sees a
+new request. step_key() builds the key from what identifies the decision: the run id, the step number and
+the tool. text_key() is the mistake, kept to show it: a SHA-256 of the text, as content-based
+deduplication does (Amazon SQS FIFO's ContentBasedDeduplication hashes the body, read 2026-12-03:
+https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/FIFO-key-terms.html).
+Left out: keys for a step that really means to send twice (two replies need two steps), and key expiry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+RUN_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")  # a run id: lower-case letters, digits, dashes
+TOOL = re.compile(r"[a-z][a-z0-9_]{0,62}")  # a tool name, as the registry spells it
+
+
+def step_key(run_id: str, step: int, tool: str) -> str:
+    """The idempotency key of one tool call: the same for every retry of that step of that run.
+
+    Args: run_id (str, RUN_ID), step (int >= 1), tool (str, TOOL).
+    Raises: ValueError naming the argument that is not of that form.
+    Example: step_key("r-2001", 2, "send_reply") -> "r-2001/2/send_reply"
+    """
+    if not isinstance(run_id, str) or not RUN_ID.fullmatch(run_id):
+        raise ValueError(f"run_id must be lower-case letters, digits and dashes, got {run_id!r}")
+    if isinstance(step, bool) or not isinstance(step, int) or step < 1:
+        raise ValueError(f"step must be an int >= 1, got {step!r}")
+    if not isinstance(tool, str) or not TOOL.fullmatch(tool):
+        raise ValueError(f"tool must be a tool name like send_reply, got {tool!r}")
+    return f"{run_id}/{step}/{tool}"
+
+
+def text_key(text: str) -> str:
+    """The wrong key: the first 16 hex digits of the SHA-256 of the model's text.
+
+    Args: text (str). Raises: ValueError for a non-string.
+    Example: text_key("Hi") != text_key("Hello")  # a reworded retry is a new key
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"text must be a string, got {type(text).__name__}")
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]

@@ -1,0 +1,135 @@
+"""The help desk's database (sqlite3): the ticket's state change and the intent to send, in one transaction.
+
+The desk database holds three tables: tickets (id, customer, status), runs (run_id, step: the last step
+of each agent run that is durably done) and outbox (one row per message to send: a UNIQUE message id,
+the recipient, the body, and sent = 0 until the relay marks it). record_reply() resolves the ticket,
+inserts the outbox row and advances the run's step inside one BEGIN IMMEDIATE transaction: SQLite commits
+all three or none, even if the process dies halfway (atomic commit, read 2026-12-03:
+https://www.sqlite.org/atomiccommit.html; BEGIN IMMEDIATE takes the write lock at once:
+https://www.sqlite.org/lang_transaction.html). The outbox insert is INSERT ... ON CONFLICT(message_id) DO
+NOTHING (https://www.sqlite.org/lang_upsert.html), so recording the same message twice leaves one row.
+Connections are opened with isolation_level=None, so that Python's sqlite3 opens no transaction of its
+own and BEGIN/COMMIT are exactly the ones written here
+(https://docs.python.org/3/library/sqlite3.html#sqlite3-transaction-control-isolation-level).
+Left out: several writers on several machines (SQLite allows one writer at a time, on one machine's file
+system), schema migrations, WAL mode and busy timeouts.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from evidencedesk.outbox.crash import Boundary, Crash
+
+DESK_DB = "desk.db"  # the file's name, in the run's folder
+SCHEMA = """
+CREATE TABLE tickets (id TEXT PRIMARY KEY, customer TEXT NOT NULL,
+                      status TEXT NOT NULL);
+CREATE TABLE runs (run_id TEXT PRIMARY KEY, step INTEGER NOT NULL);
+CREATE TABLE outbox (seq INTEGER PRIMARY KEY,
+                     message_id TEXT NOT NULL UNIQUE,
+                     ticket_id TEXT NOT NULL, recipient TEXT NOT NULL,
+                     body TEXT NOT NULL, sent INTEGER NOT NULL DEFAULT 0);
+"""
+TICKETS = (  # id, customer, status: invented rows
+    ("T-2001", "buyer.2001@example.org", "open"),
+    ("T-2002", "buyer.2002@example.org", "open"),
+    ("T-2003", "buyer.2003@example.org", "open"),
+)
+OPEN, RESOLVED = "open", "resolved"
+
+
+class StoreError(ValueError):
+    """A reply cannot be recorded: the message names the ticket or run and what was wrong."""
+
+
+def connect(path: str | Path) -> sqlite3.Connection:
+    """Open a database file with no implicit transactions (BEGIN and COMMIT are ours).
+
+    Args: path (str or Path). Raises: sqlite3.OperationalError if the file cannot be opened.
+    Example: conn = connect(folder / DESK_DB)
+    """
+    return sqlite3.connect(Path(path), isolation_level=None)
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """BEGIN IMMEDIATE ... COMMIT; ROLLBACK on an ordinary error.
+
+    A SimulatedCrash (a BaseException would do the same) is not an ordinary error here: the block is left
+    with the transaction open, as a dead process leaves it, and the caller closes the connection without
+    committing. Example: with transaction(conn): conn.execute("UPDATE ...")
+    """
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except (sqlite3.Error, ValueError):
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def create_desk(folder: str | Path, run_id: str, step: int = 1) -> Path:
+    """Create DESK_DB in folder with TICKETS and one run whose steps up to `step` are done.
+
+    Args: folder (str or Path, an existing folder); run_id (str); step (int, steps already done).
+    Returns: the database's Path. Raises: sqlite3.OperationalError if the file already has the tables.
+    Example: create_desk(tmp, "r-2001")
+    """
+    path = Path(folder) / DESK_DB
+    conn = connect(path)
+    try:
+        conn.executescript(SCHEMA)
+        with transaction(conn):
+            conn.executemany("INSERT INTO tickets VALUES (?, ?, ?)", TICKETS)
+            conn.execute("INSERT INTO runs VALUES (?, ?)", (run_id, step))
+    finally:
+        conn.close()
+    return path
+
+
+def step_done(conn: sqlite3.Connection, run_id: str) -> int:
+    """The last step of run_id that is committed. Raises StoreError for an unknown run."""
+    row = conn.execute("SELECT step FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+    if row is None:
+        raise StoreError(f"no run {run_id!r} in the desk database")
+    return int(row[0])
+
+
+def record_reply(conn: sqlite3.Connection, run_id: str, step: int, ticket_id: str,
+                 message_id: str, body: str, crash: Crash = Crash()) -> None:
+    """Resolve the ticket, queue the reply and mark the step done: one transaction.
+
+    Args: conn (a connection from connect()); run_id (str); step (int, the step this reply is);
+    ticket_id (str); message_id (str, the idempotency key); body (str); crash (Crash: where to die).
+    Raises: StoreError (nothing written) for an unknown ticket; SimulatedCrash at BEFORE_COMMIT.
+    Example: record_reply(conn, "r-2001", 2, "T-2001", "r-2001/2/send_reply", "Refund approved.")
+    """
+    with transaction(conn):
+        row = conn.execute("SELECT customer FROM tickets WHERE id = ?",
+                           (ticket_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"no ticket {ticket_id!r}; nothing recorded")
+        conn.execute("UPDATE tickets SET status = ? WHERE id = ?",
+                     (RESOLVED, ticket_id))
+        conn.execute(
+            "INSERT INTO outbox (message_id, ticket_id, recipient, body)"
+            " VALUES (?, ?, ?, ?) ON CONFLICT (message_id) DO NOTHING",
+            (message_id, ticket_id, row[0], body))
+        conn.execute("UPDATE runs SET step = max(step, ?) WHERE run_id = ?",
+                     (step, run_id))
+        crash.reach(Boundary.BEFORE_COMMIT)  # all written, nothing committed
+
+
+def snapshot(conn: sqlite3.Connection, ticket_id: str) -> tuple[str, tuple[tuple[str, int], ...]]:
+    """(the ticket's status, its outbox rows as (message_id, sent) in insertion order).
+
+    Example: snapshot(conn, "T-2001") -> ("resolved", (("r-2001/2/send_reply", 0),))
+    """
+    status = conn.execute("SELECT status FROM tickets WHERE id = ?", (ticket_id,)).fetchone()
+    rows = conn.execute("SELECT message_id, sent FROM outbox WHERE ticket_id = ? ORDER BY seq",
+                        (ticket_id,)).fetchall()
+    return (status[0] if status else "missing", tuple((m, int(s)) for m, s in rows))
