@@ -57,11 +57,11 @@ class Crash(BaseModel):
     def reach(self, here: Boundary) -> None:
         """Die here if this is the chosen boundary; otherwise do nothing.
 
-        Raises: SimulatedCrash(here) (or ends the process, if hard) when here == at.
-        Example: Crash(at="after_send").reach(Boundary.AFTER_SEND)  # raises SimulatedCrash
+        Raises: SimulatedCrash(here), or ends the process if hard.
+        Example: Crash(at="after_send").reach(Boundary.AFTER_SEND)  # raises
         """
         if here is Boundary.NONE or here != self.at:
             return
         if self.hard:
-            os._exit(CRASH_EXIT)  # no cleanup: open transactions stay uncommitted
+            os._exit(CRASH_EXIT)  # no cleanup, no commit, no flush
         raise SimulatedCrash(here)

@@ -18,13 +18,15 @@ from evidencedesk.outbox.receiver import Receiver
 from evidencedesk.outbox.store import RESOLVED, transaction
 
 
-def commit_then_send(conn: sqlite3.Connection, receiver: Receiver, run_id: str,
-                     step: int, ticket_id: str, message_id: str, body: str,
+def commit_then_send(conn: sqlite3.Connection, receiver: Receiver,
+                     run_id: str, step: int, ticket_id: str,
+                     message_id: str, body: str,
                      crash: Crash = Crash()) -> None:
-    """Resolve the ticket and mark the step done (committed), then deliver the reply.
+    """Resolve the ticket and mark the step done (committed), then send.
 
-    Args: as store.record_reply, plus receiver (Receiver). Raises: SimulatedCrash where asked.
-    Example: commit_then_send(conn, receiver, "r-2001", 2, "T-2001", "r-2001/2/send_reply", "Hi")
+    Args: as store.record_reply, plus receiver (Receiver).
+    Raises: SimulatedCrash where asked.
+    Example: commit_then_send(conn, inbox, "r-1", 2, "T-2001", "k", "Hi")
     """
     with transaction(conn):
         recipient = conn.execute("SELECT customer FROM tickets WHERE id = ?",
@@ -34,6 +36,6 @@ def commit_then_send(conn: sqlite3.Connection, receiver: Receiver, run_id: str,
         conn.execute("UPDATE runs SET step = max(step, ?) WHERE run_id = ?",
                      (step, run_id))
         crash.reach(Boundary.BEFORE_COMMIT)
-    crash.reach(Boundary.AFTER_COMMIT)  # committed; nothing records that a send is owed
+    crash.reach(Boundary.AFTER_COMMIT)  # nothing records that a send is owed
     receiver.deliver(message_id, recipient, body)
     crash.reach(Boundary.AFTER_SEND)

@@ -20,27 +20,28 @@ TOOL = re.compile(r"[a-z][a-z0-9_]{0,62}")  # a tool name, as the registry spell
 
 
 def step_key(run_id: str, step: int, tool: str) -> str:
-    """The idempotency key of one tool call: the same for every retry of that step of that run.
+    """The key of one tool call: the same for every retry of that step.
 
     Args: run_id (str, RUN_ID), step (int >= 1), tool (str, TOOL).
     Raises: ValueError naming the argument that is not of that form.
     Example: step_key("r-2001", 2, "send_reply") -> "r-2001/2/send_reply"
     """
     if not isinstance(run_id, str) or not RUN_ID.fullmatch(run_id):
-        raise ValueError(f"run_id must be lower-case letters, digits and dashes, got {run_id!r}")
+        raise ValueError(f"run_id must be like r-2001, got {run_id!r}")
     if isinstance(step, bool) or not isinstance(step, int) or step < 1:
         raise ValueError(f"step must be an int >= 1, got {step!r}")
     if not isinstance(tool, str) or not TOOL.fullmatch(tool):
-        raise ValueError(f"tool must be a tool name like send_reply, got {tool!r}")
+        raise ValueError(f"tool must be like send_reply, got {tool!r}")
     return f"{run_id}/{step}/{tool}"
 
 
 def text_key(text: str) -> str:
-    """The wrong key: the first 16 hex digits of the SHA-256 of the model's text.
+    """The wrong key: 16 hex digits of the SHA-256 of the model's text.
 
     Args: text (str). Raises: ValueError for a non-string.
     Example: text_key("Hi") != text_key("Hello")  # a reworded retry is a new key
     """
     if not isinstance(text, str):
-        raise ValueError(f"text must be a string, got {type(text).__name__}")
-    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+        raise ValueError(f"text must be a str, got {type(text).__name__}")
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return "sha256:" + digest[:16]

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict
 
 from evidencedesk.outbox.crash import CRASH_EXIT, Boundary, Crash, SimulatedCrash
 from evidencedesk.outbox.direct import commit_then_send
-from evidencedesk.outbox.keys import step_key, text_key
+from evidencedesk.outbox.keys import step_key
 from evidencedesk.outbox.receiver import IDEMPOTENT, Receiver, Seen
 from evidencedesk.outbox.relay import relay
 from evidencedesk.outbox.store import (
@@ -62,11 +62,11 @@ class Outcome(BaseModel):
 
 def live(folder: str | Path, crash: Crash, receiver: Receiver, wording: str,
          path: str = OUTBOX) -> None:
-    """One process's life: resume run RUN_ID from the desk database, then relay.
+    """One process's life: resume run RUN_ID from the database, then relay.
 
-    Args: folder (the run's folder); crash (Crash); receiver (Receiver); wording (str, the fake
-    model's reply); path (OUTBOX or DIRECT).
-    Raises: SimulatedCrash at crash.at; ValueError naming path if it is not one of PATHS.
+    Args: folder (the run's folder); crash (Crash); receiver (Receiver);
+    wording (str, the fake model's reply); path (OUTBOX or DIRECT).
+    Raises: SimulatedCrash at crash.at; ValueError naming a bad path.
     Example: live(tmp, Crash(), Receiver(tmp, "idempotent"), WORDINGS[0])
     """
     if path not in PATHS:
@@ -154,8 +154,6 @@ def replayed_step(folder: str | Path, key: Callable[[str], str] | None = None,
     return Outcome(path=OUTBOX, crash=Boundary.NONE, receiver=kind, died=False, at_crash=state,
                    final=state, seen=receiver.seen(), emails=tuple(receiver.emails()))
 
-
-__all__ = ["OUTBOX", "DIRECT", "PATHS", "Outcome", "live", "crash_and_resume", "replayed_step", "text_key"]
 
 if __name__ == "__main__":  # the child of crash_and_resume(hard=True): folder, boundary, kind, path
     _folder, _at, _kind, _path = sys.argv[1:5]

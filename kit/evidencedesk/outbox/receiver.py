@@ -62,8 +62,8 @@ class Receiver:
                 conn.close()
 
     def deliver(self, message_id: str, recipient: str, body: str) -> str:
-        """Take one delivery; return APPLIED (an email was written) or DUPLICATE (nothing written)."""
-        conn = connect(self.path)  # a fresh connection per request, as a service would handle it
+        """Take one delivery: APPLIED (an email written) or DUPLICATE (none)."""
+        conn = connect(self.path)  # a connection per request, as a service
         try:
             with transaction(conn):
                 conn.execute("INSERT INTO arrivals (message_id) VALUES (?)",
@@ -72,7 +72,7 @@ class Receiver:
                     new = conn.execute(
                         "INSERT INTO processed VALUES (?)"
                         " ON CONFLICT (message_id) DO NOTHING", (message_id,))
-                    if new.rowcount == 0:  # seen before: record the arrival only
+                    if new.rowcount == 0:  # seen before: the arrival only
                         return DUPLICATE
                 conn.execute("INSERT INTO emails (message_id, recipient, body)"
                              " VALUES (?, ?, ?)", (message_id, recipient, body))

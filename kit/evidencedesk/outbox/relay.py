@@ -55,8 +55,8 @@ def relay(conn: sqlite3.Connection, receiver: Receiver,
           crash: Crash = Crash()) -> int:
     """Send every unsent row once, marking each after its send.
 
-    Args: conn (the desk database); receiver (Receiver); crash (Crash: where to die).
-    Returns: how many rows this call sent (int).
+    Args: conn (the desk database); receiver (Receiver);
+    crash (Crash: where to die). Returns: rows this call sent (int).
     Raises: SimulatedCrash at AFTER_SEND or AFTER_MARK, if asked.
     Example: relay(conn, Receiver(tmp, "idempotent")) -> 1
     """
@@ -64,7 +64,7 @@ def relay(conn: sqlite3.Connection, receiver: Receiver,
     for message in unsent(conn):
         receiver.deliver(message.message_id, message.recipient, message.body)
         sent += 1
-        crash.reach(Boundary.AFTER_SEND)  # the receiver has it; the row says unsent
+        crash.reach(Boundary.AFTER_SEND)  # received; the row still says unsent
         mark_sent(conn, message.message_id)
         crash.reach(Boundary.AFTER_MARK)
     return sent

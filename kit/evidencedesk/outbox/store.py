@@ -59,9 +59,10 @@ def connect(path: str | Path) -> sqlite3.Connection:
 def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """BEGIN IMMEDIATE ... COMMIT; ROLLBACK on an ordinary error.
 
-    A SimulatedCrash (a BaseException would do the same) is not an ordinary error here: the block is left
-    with the transaction open, as a dead process leaves it, and the caller closes the connection without
-    committing. Example: with transaction(conn): conn.execute("UPDATE ...")
+    A SimulatedCrash is not an ordinary error here: it leaves the block
+    with the transaction open, as a dead process would, and the caller
+    closes the connection without committing.
+    Example: with transaction(conn): conn.execute("UPDATE ...")
     """
     conn.execute("BEGIN IMMEDIATE")
     try:
@@ -99,8 +100,9 @@ def step_done(conn: sqlite3.Connection, run_id: str) -> int:
     return int(row[0])
 
 
-def record_reply(conn: sqlite3.Connection, run_id: str, step: int, ticket_id: str,
-                 message_id: str, body: str, crash: Crash = Crash()) -> None:
+def record_reply(conn: sqlite3.Connection, run_id: str, step: int,
+                 ticket_id: str, message_id: str, body: str,
+                 crash: Crash = Crash()) -> None:
     """Resolve the ticket, queue the reply and mark the step done: one transaction.
 
     Args: conn (a connection from connect()); run_id (str); step (int, the step this reply is);
