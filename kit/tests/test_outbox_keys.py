@@ -1,9 +1,9 @@
-"""Keys: a step key is the same for every retry of a step and differs between steps; a text key changes
-with the wording; bad input is refused by name."""
+"""Keys: a step key is the same for every retry of a step and differs between steps; a purpose key does not
+change with the step; a text key changes with the wording; bad input is refused by name."""
 
 import pytest
 
-from evidencedesk.outbox.keys import step_key, text_key
+from evidencedesk.outbox.keys import purpose_key, step_key, text_key
 
 
 def test_the_step_key_names_the_run_the_step_and_the_tool():
@@ -26,3 +26,12 @@ def test_bad_input_is_refused_by_name(args, name):
         step_key(*args)
     with pytest.raises(ValueError, match="text"):
         text_key(b"bytes")
+
+
+def test_a_purpose_key_names_the_record_and_the_purpose_and_refuses_bad_input():
+    assert purpose_key("T-2001", "refund_confirmation") == "T-2001/refund_confirmation"
+    assert purpose_key("T-2001", "refund_confirmation") != purpose_key("T-2002", "refund_confirmation")
+    with pytest.raises(ValueError, match="subject"):
+        purpose_key("T 2001", "refund_confirmation")
+    with pytest.raises(ValueError, match="purpose"):
+        purpose_key("T-2001", "Refund confirmation")

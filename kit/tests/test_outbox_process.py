@@ -1,13 +1,14 @@
 """Process: a crash at each boundary, then the restart, gives one email with an idempotent receiver; the
 naive receiver emails twice after a death between send and mark; the direct path loses the email after a
 death between commit and send; a real death (hard) gives the same outcome as the simulated one; a replayed
-step keyed by its text sends twice, keyed by its step once."""
+step keyed by its text sends twice, keyed by its step once; a re-planned step sends twice by step key and
+once by purpose key."""
 
 import pytest
 
 from evidencedesk.outbox.crash import CRASH_POINTS, Boundary
-from evidencedesk.outbox.keys import text_key
-from evidencedesk.outbox.process import DIRECT, WORDINGS, crash_and_resume, replayed_step
+from evidencedesk.outbox.keys import purpose_key, step_key, text_key
+from evidencedesk.outbox.process import DIRECT, WORDINGS, crash_and_resume, replanned_step, replayed_step
 
 
 @pytest.mark.parametrize("at", CRASH_POINTS)
@@ -55,6 +56,15 @@ def test_a_replayed_step_sends_once_by_step_key_and_twice_by_text_key(tmp_path):
     assert replayed_step(tmp_path / "s").seen.effects == 1
     by_text = replayed_step(tmp_path / "t", text_key)
     assert by_text.seen.effects == 2 and by_text.seen.duplicates == 0
+
+
+def test_a_replanned_step_sends_twice_by_step_key_and_once_by_purpose_key(tmp_path):
+    (tmp_path / "s").mkdir()
+    (tmp_path / "p").mkdir()
+    by_step = replanned_step(tmp_path / "s", lambda step: step_key("r-2001", step, "send_reply"))
+    assert [m for m, _ in by_step.emails] == ["r-2001/2/send_reply", "r-2001/3/send_reply"]
+    by_purpose = replanned_step(tmp_path / "p", lambda step: purpose_key("T-2001", "refund_confirmation"))
+    assert by_purpose.emails == (("T-2001/refund_confirmation", WORDINGS[0]),)
 
 
 def test_bad_arguments_are_refused_by_name(tmp_path):

@@ -6,7 +6,7 @@ import pytest
 from evidencedesk.outbox.crash import Crash, SimulatedCrash
 from evidencedesk.outbox.receiver import IDEMPOTENT, Receiver
 from evidencedesk.outbox.relay import mark_sent, relay, unsent
-from evidencedesk.outbox.store import DESK_DB, connect, create_desk, record_reply
+from evidencedesk.outbox.store import DESK_DB, StoreError, connect, create_desk, record_reply
 
 
 @pytest.fixture
@@ -36,6 +36,9 @@ def test_a_death_after_the_send_sends_again(conn, tmp_path):
     assert (seen.deliveries, seen.duplicates, seen.effects) == (3, 1, 2)
 
 
-def test_mark_sent_is_one_row(conn):
+def test_mark_sent_is_one_row_and_refuses_an_unknown_id(conn):
     mark_sent(conn, "k-a")
     assert [m.message_id for m in unsent(conn)] == ["k-b"]
+    with pytest.raises(StoreError, match="k-zzz"):
+        mark_sent(conn, "k-zzz")
+    assert not conn.in_transaction

@@ -15,7 +15,7 @@ import sqlite3
 
 from evidencedesk.outbox.crash import Boundary, Crash
 from evidencedesk.outbox.receiver import Receiver
-from evidencedesk.outbox.store import RESOLVED, transaction
+from evidencedesk.outbox.store import RESOLVED, StoreError, transaction
 
 
 def commit_then_send(conn: sqlite3.Connection, receiver: Receiver,
@@ -25,17 +25,20 @@ def commit_then_send(conn: sqlite3.Connection, receiver: Receiver,
     """Resolve the ticket and mark the step done (committed), then send.
 
     Args: as store.record_reply, plus receiver (Receiver).
-    Raises: SimulatedCrash where asked.
+    Raises: StoreError (nothing written) for an unknown ticket or run; SimulatedCrash where asked.
     Example: commit_then_send(conn, inbox, "r-1", 2, "T-2001", "k", "Hi")
     """
     with transaction(conn):
-        recipient = conn.execute("SELECT customer FROM tickets WHERE id = ?",
-                                 (ticket_id,)).fetchone()[0]
+        row = conn.execute("SELECT customer FROM tickets WHERE id = ?",
+                           (ticket_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"no ticket {ticket_id!r}; nothing recorded")
         conn.execute("UPDATE tickets SET status = ? WHERE id = ?",
                      (RESOLVED, ticket_id))
-        conn.execute("UPDATE runs SET step = max(step, ?) WHERE run_id = ?",
-                     (step, run_id))
+        if conn.execute("UPDATE runs SET step = max(step, ?) WHERE run_id = ?",
+                        (step, run_id)).rowcount == 0:
+            raise StoreError(f"no run {run_id!r}; nothing recorded")
         crash.reach(Boundary.BEFORE_COMMIT)
     crash.reach(Boundary.AFTER_COMMIT)  # nothing records that a send is owed
-    receiver.deliver(message_id, recipient, body)
+    receiver.deliver(message_id, row[0], body)
     crash.reach(Boundary.AFTER_SEND)

@@ -11,7 +11,8 @@ crash, as a supervisor restarting the worker would. With hard=True the first lif
 process that ends itself with os._exit at the boundary, a real death rather than an exception.
 replayed_step() is the other way a step repeats: progress kept outside this transaction (a checkpoint
 saved after the step, a framework that retries a step whose next model call timed out) asks the model
-again for a step whose reply is already recorded.
+again for a step whose reply is already recorded. replanned_step() is the same with a model that plans
+afresh: the resumed run looks the order up first, so the same reply comes as step REPLY_STEP + 1.
 Left out: several workers at once, and a restart that itself crashes (it resumes the same way).
 """
 
@@ -147,6 +148,30 @@ def replayed_step(folder: str | Path, key: Callable[[str], str] | None = None,
         for wording in WORDINGS:  # the same step, proposed twice
             message_id = step_key(RUN_ID, REPLY_STEP, TOOL) if key is None else key(wording)
             record_reply(conn, RUN_ID, REPLY_STEP, TICKET, message_id, wording)
+            relay(conn, receiver)
+        state = snapshot(conn, TICKET)
+    finally:
+        conn.close()
+    return Outcome(path=OUTBOX, crash=Boundary.NONE, receiver=kind, died=False, at_crash=state,
+                   final=state, seen=receiver.seen(), emails=tuple(receiver.emails()))
+
+
+def replanned_step(folder: str | Path, key: Callable[[int], str], kind: str = IDEMPOTENT) -> Outcome:
+    """The reply recorded as step REPLY_STEP, then a resumed run that re-plans and sends it as the next step.
+
+    The resumed run lost its progress (a checkpoint saved before the reply) and asked the model for a new
+    plan: look the order up, then reply. So the same decision, reworded, arrives as step REPLY_STEP + 1.
+    Args: folder (an empty folder); key (a function of the step number giving the message id);
+    kind (receiver kind). Returns: Outcome (crash NONE). Raises: ValueError for a bad kind.
+    Example: replanned_step(tmp, lambda step: step_key(RUN_ID, step, TOOL)).seen.effects -> 2
+    """
+    folder = Path(folder)
+    create_desk(folder, RUN_ID, step=REPLY_STEP - 1)
+    receiver = Receiver(folder, kind)
+    conn = connect(folder / DESK_DB)
+    try:
+        for step, wording in zip((REPLY_STEP, REPLY_STEP + 1), WORDINGS, strict=True):
+            record_reply(conn, RUN_ID, step, TICKET, key(step), wording)
             relay(conn, receiver)
         state = snapshot(conn, TICKET)
     finally:

@@ -8,9 +8,10 @@ The pattern is the transactional outbox (microservices.io, read 2026-12-03:
 https://microservices.io/patterns/data/transactional-outbox.html), whose relay polls the table as this one
 does; production relays may instead tail the database's log (change data capture, as Debezium's outbox
 event router does: https://debezium.io/documentation/reference/stable/transformations/outbox-event-router.html).
-Left out: claiming rows so that two relays never send the same one (PostgreSQL's SELECT ... FOR UPDATE
-SKIP LOCKED: https://www.postgresql.org/docs/current/sql-select.html#SQL-FOR-UPDATE-SHARE), retries with
-backoff when the receiver is down, and deleting old sent rows.
+Left out: claiming rows so that two relays rarely send the same one (PostgreSQL's SELECT ... FOR UPDATE
+SKIP LOCKED: https://www.postgresql.org/docs/current/sql-select.html#SQL-FOR-UPDATE-SHARE, or a lease with an
+expiry; neither makes one sender, since a relay can outlive its claim), retries with backoff when the
+receiver is down, and deleting old sent rows.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pydantic import BaseModel, ConfigDict
 
 from evidencedesk.outbox.crash import Boundary, Crash
 from evidencedesk.outbox.receiver import Receiver
-from evidencedesk.outbox.store import transaction
+from evidencedesk.outbox.store import StoreError, transaction
 
 
 class Message(BaseModel):
@@ -36,7 +37,11 @@ class Message(BaseModel):
 
 
 def unsent(conn: sqlite3.Connection) -> list[Message]:
-    """The outbox rows with sent = 0, oldest first. Example: unsent(conn)[0].message_id"""
+    """The outbox rows with sent = 0, oldest first.
+
+    Args: conn (the desk database). Returns: list[Message] ([] when all are sent).
+    Example: unsent(conn)[0].message_id -> "r-2001/2/send_reply"
+    """
     rows = conn.execute(
         "SELECT seq, message_id, ticket_id, recipient, body FROM outbox"
         " WHERE sent = 0 ORDER BY seq").fetchall()
@@ -45,10 +50,15 @@ def unsent(conn: sqlite3.Connection) -> list[Message]:
 
 
 def mark_sent(conn: sqlite3.Connection, message_id: str) -> None:
-    """Set sent = 1 on one row, in a transaction of its own."""
+    """Set sent = 1 on one row, in a transaction of its own.
+
+    Args: conn (the desk database); message_id (str). Raises: StoreError naming an id with no row.
+    Example: mark_sent(conn, "r-2001/2/send_reply")
+    """
     with transaction(conn):
-        conn.execute("UPDATE outbox SET sent = 1 WHERE message_id = ?",
-                     (message_id,))
+        if conn.execute("UPDATE outbox SET sent = 1 WHERE message_id = ?",
+                        (message_id,)).rowcount == 0:
+            raise StoreError(f"no outbox row {message_id!r}")
 
 
 def relay(conn: sqlite3.Connection, receiver: Receiver,
