@@ -64,10 +64,10 @@ class Receiver:
     def deliver(self, message_id: str, recipient: str, body: str) -> str:
         """Take one delivery: APPLIED (an email written) or DUPLICATE (none).
 
-        Args: message_id (str, the idempotency key); recipient (str); body (str).
-        Returns: APPLIED or DUPLICATE (the naive kind always APPLIED).
-        Raises: sqlite3.OperationalError if the inbox file is locked or missing its tables.
-        Example: Receiver(tmp, "idempotent").deliver("k-1", "a@example.org", "Hi") -> "applied"
+        Args: message_id (str, the idempotency key); recipient, body (str).
+        Returns: APPLIED or DUPLICATE (the naive kind: always APPLIED).
+        Raises: sqlite3.OperationalError if the inbox file is locked.
+        Example: inbox.deliver("k-1", "a@example.org", "Hi") -> "applied"
         """
         conn = connect(self.path)  # a connection per request, as a service
         try:
