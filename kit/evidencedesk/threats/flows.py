@@ -57,11 +57,15 @@ EFFECTS = {
     "goal": Effect(element="customer", boundary=CUSTOMER),
     "get_ticket": Effect(element="tickets", boundary=DESK, private=True),
     "lookup_document": Effect(element="documents", boundary=DESK),
-    "send_email_draft": Effect(element="any address", boundary=OUTSIDE, leaves=True),
+    "send_email_draft": Effect(element="any address", boundary=OUTSIDE,
+                               leaves=True),
     "memory": Effect(element="memory", boundary=DESK, private=True),
-    "desk__get_ticket": Effect(element="desk server", boundary=DESK, private=True),
-    "desk__send_reply": Effect(element="ticket reader", boundary=CUSTOMER, leaves=True),
-    "shipping__track_parcel": Effect(element="tracker", boundary=SUPPLIER, leaves=True),
+    "desk__get_ticket": Effect(element="desk server", boundary=DESK,
+                               private=True),
+    "desk__send_reply": Effect(element="ticket reader", boundary=CUSTOMER,
+                               leaves=True),
+    "shipping__track_parcel": Effect(element="tracker", boundary=SUPPLIER,
+                                     leaves=True),
     "books__search": Effect(element="catalogue", boundary=DESK),
     "crm__search": Effect(element="crm server", boundary=DESK, private=True),
 }
@@ -132,32 +136,41 @@ def image_leaves(image_hosts: frozenset[str] | None) -> bool:
     return image_hosts is None or not render_reply(PROBE, image_hosts).dropped
 
 
-def agent_flows(task: str = "reply", grant: bool = True, image_hosts: frozenset[str] | None = IMAGE_HOSTS,
+def agent_flows(task: str = "reply", grant: bool = True,
+                image_hosts: frozenset[str] | None = IMAGE_HOSTS,
                 without: tuple[str, ...] = ()) -> tuple[Flow, ...]:
     """The flows of the agent of the agent-loop page (scenarios.lab) for one task.
 
-    Args: task ("triage" or "reply"); grant (bool, the write grant); image_hosts (frozenset: the chat
-    window renders the reply through render_reply with these hosts; None: it fetches every image);
-    without (tool names to leave out, to try a smaller tool set).
-    A tool is in when the gate's policy lets the task use it; a write without the grant is out, since
-    the gate refuses it; a write with the grant is gated. Example: [f.id for f in agent_flows("triage")]
+    Args: task ("triage" or "reply"); grant (bool, the write grant);
+    image_hosts (frozenset: the chat window renders the reply through
+    render_reply with these hosts; None: it fetches every image); without
+    (tool names to leave out, to try a smaller tool set). A tool is in when
+    the gate's policy lets the task use it; a write without the grant is out,
+    since the gate refuses it; a write with the grant is gated (parked).
+    Example: [f.id for f in agent_flows("triage")]
     """
     agent, _ = lab(task=task, grant=grant)
     gate, labels = agent.gate, context_labels(task, grant)
-    flows = [Flow(id="agent:goal", group="agent", element="customer", boundary=CUSTOMER,
-                  carries="the customer's request", legs=_legs(EFFECTS["goal"], labels["goal"]))]
-    for name in sorted(gate.policy.tools_for(task) & gate.registry.names() - set(without)):
+    flows = [Flow(id="agent:goal", group="agent", element="customer",
+                  boundary=CUSTOMER, carries="the customer's request",
+                  legs=_legs(EFFECTS["goal"], labels["goal"]))]
+    names = gate.policy.tools_for(task) & gate.registry.names()
+    for name in sorted(names - set(without)):
         tool, effect = gate.registry.get(name), EFFECTS[name]
         if tool.writes and not gate.policy.may_write(task):
             continue
-        flows.append(Flow(id=f"agent:{name}", group="agent", element=effect.element, boundary=effect.boundary,
-                          carries=tool.description, legs=_legs(effect, labels[name]), gated=tool.writes,
-                          width=width(tool.args) if effect.leaves else ""))
-    flows.append(Flow(id="agent:memory", group="agent", element="memory", boundary=DESK,
-                      carries="notes kept for this user", legs=_legs(EFFECTS["memory"], labels["memory"])))
-    leaves = image_leaves(image_hosts)  # the reply's images: fetched from any host, or from the list only
-    flows.append(Flow(id="agent:reply", group="agent", element="chat window", boundary=CUSTOMER,
-                      carries="the reply, rendered as Markdown", legs=frozenset({EXFIL} if leaves else ()),
+        flows.append(Flow(
+            id=f"agent:{name}", group="agent", element=effect.element,
+            boundary=effect.boundary, carries=tool.description,
+            legs=_legs(effect, labels[name]), gated=tool.writes,
+            width=width(tool.args) if effect.leaves else ""))
+    flows.append(Flow(id="agent:memory", group="agent", element="memory",
+                      boundary=DESK, carries="notes kept for this user",
+                      legs=_legs(EFFECTS["memory"], labels["memory"])))
+    leaves = image_leaves(image_hosts)  # any host's images, or the list's
+    flows.append(Flow(id="agent:reply", group="agent", element="chat window",
+                      boundary=CUSTOMER, carries="the reply, as Markdown",
+                      legs=frozenset({EXFIL} if leaves else ()),
                       width="image URL" if leaves else ""))
     return tuple(flows)
 

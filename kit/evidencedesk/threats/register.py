@@ -132,13 +132,16 @@ def node_exists(node: str, root: Path = KIT.parent) -> bool:
     return any(isinstance(n, ast.FunctionDef) and n.name == name for n in tree.body)
 
 
-def problems(threats: list[Threat], flows: tuple[Flow, ...], frameworks: dict[str, dict[str, Any]],
-             pages: tuple[str, ...] = COURSE_PAGES, root: Path = KIT.parent) -> list[str]:
-    """Every way the register breaks its rules, as "TH-xx: ..." lines; [] when it holds.
+def problems(threats: list[Threat], flows: tuple[Flow, ...],
+             frameworks: dict[str, dict[str, Any]],
+             pages: tuple[str, ...] = COURSE_PAGES,
+             root: Path = KIT.parent) -> list[str]:
+    """Every way the register breaks its rules, as "TH-xx: ..." lines; [] if none.
 
-    Each threat needs: a unique id, a flow among flows, a page among pages, a test node that exists,
-    entry ids that exist in frameworks, an LLM entry in both editions or in neither, an LLM or an
-    agentic entry, and an NCSC guideline. Example: problems(load_threats(), all_flows(), load_frameworks())
+    Each threat needs: a unique id, a flow among flows, a page among pages, a
+    test node that exists, entry ids that exist in frameworks, an LLM entry in
+    both editions or in neither, an LLM or an agentic entry, and an NCSC
+    guideline. Example: problems(load_threats(), all_flows(), load_frameworks())
     """
     found, seen, flow_ids = [], set(), {f.id for f in flows}
     for t in threats:
@@ -152,9 +155,12 @@ def problems(threats: list[Threat], flows: tuple[Flow, ...], frameworks: dict[st
         if not node_exists(t.test, root):
             found.append(f"{t.id}: no test {t.test}")
         for key in FRAMEWORKS:
-            found += [f"{t.id}: {key} has no entry {e}" for e in getattr(t, key) if e not in frameworks[key]["entries"]]
+            known = frameworks[key]["entries"]
+            found += [f"{t.id}: {key} has no entry {e}"
+                      for e in getattr(t, key) if e not in known]
         if bool(t.llm2025) != bool(t.llm2026):
-            found.append(f"{t.id}: an LLM entry in one edition needs one in the other")
+            found.append(f"{t.id}: an LLM entry in one edition needs one in "
+                         "the other")
         if not (t.llm2025 or t.asi) or not t.ncsc:
             found.append(f"{t.id}: needs an OWASP entry and an NCSC guideline")
     return found

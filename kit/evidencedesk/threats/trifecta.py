@@ -56,11 +56,11 @@ def open_ways_out(flows: Iterable[Flow]) -> list[str]:
 
 
 def verdict(flows: Iterable[Flow]) -> str:
-    """The Rule of Two on one task's flows: ALLOWED, SUPERVISED or VIOLATES (see the module docstring).
+    """The Rule of Two on one task's flows: ALLOWED, SUPERVISED or VIOLATES.
 
-    Example: verdict(agent_flows("reply", grant=True)) -> "supervised"
+    See the module docstring. Example: verdict(agent_flows("reply")) -> "supervised"
     """
     flows = tuple(flows)
     if legs_of(flows) != frozenset(LEGS):
-        return ALLOWED
+        return ALLOWED  # two legs at most
     return VIOLATES if open_ways_out(flows) else SUPERVISED
