@@ -139,7 +139,7 @@ def image_leaves(image_hosts: frozenset[str] | None) -> bool:
 def agent_flows(task: str = "reply", grant: bool = True,
                 image_hosts: frozenset[str] | None = IMAGE_HOSTS,
                 without: tuple[str, ...] = ()) -> tuple[Flow, ...]:
-    """The flows of the agent of the agent-loop page (scenarios.lab) for one task.
+    """The flows of the agent of the agent-loop page (scenarios.lab), one task.
 
     Args: task ("triage" or "reply"); grant (bool, the write grant);
     image_hosts (frozenset: the chat window renders the reply through

@@ -136,12 +136,13 @@ def problems(threats: list[Threat], flows: tuple[Flow, ...],
              frameworks: dict[str, dict[str, Any]],
              pages: tuple[str, ...] = COURSE_PAGES,
              root: Path = KIT.parent) -> list[str]:
-    """Every way the register breaks its rules, as "TH-xx: ..." lines; [] if none.
+    """Every way the register breaks its rules, as "TH-xx: ..." lines.
 
     Each threat needs: a unique id, a flow among flows, a page among pages, a
     test node that exists, entry ids that exist in frameworks, an LLM entry in
     both editions or in neither, an LLM or an agentic entry, and an NCSC
-    guideline. Example: problems(load_threats(), all_flows(), load_frameworks())
+    guideline. [] when it holds.
+    Example: problems(load_threats(), all_flows(), load_frameworks())
     """
     found, seen, flow_ids = [], set(), {f.id for f in flows}
     for t in threats:

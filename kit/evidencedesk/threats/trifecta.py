@@ -58,7 +58,8 @@ def open_ways_out(flows: Iterable[Flow]) -> list[str]:
 def verdict(flows: Iterable[Flow]) -> str:
     """The Rule of Two on one task's flows: ALLOWED, SUPERVISED or VIOLATES.
 
-    See the module docstring. Example: verdict(agent_flows("reply")) -> "supervised"
+    See the module docstring.
+    Example: verdict(agent_flows("reply")) -> "supervised"
     """
     flows = tuple(flows)
     if legs_of(flows) != frozenset(LEGS):
