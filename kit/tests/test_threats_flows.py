@@ -8,7 +8,9 @@ from evidencedesk.agent.scenarios import lab_registry
 from evidencedesk.helpdesk import Outbox
 from evidencedesk.llm import ToolCall
 from evidencedesk.sinks.markdown import IMAGE_HOSTS
-from evidencedesk.supplychain.privilege import CONTRACTS, TrackArgs
+from evidencedesk.supplychain.manifest import Manifest
+from evidencedesk.supplychain.privilege import CONTRACTS, McpDesk, TrackArgs
+from evidencedesk.supplychain.servers import all_servers
 from evidencedesk.tenancy.platform import BUGS
 from evidencedesk.threats.flows import (EFFECTS, EXFIL, PRIVATE, UNTRUSTED, Effect, agent_flows, all_flows,
                                         context_labels, image_leaves, mcp_flows, width)
@@ -25,6 +27,14 @@ def test_private_means_the_tool_answers_its_owner_only() -> None:
         own = registry.execute(ToolCall("c1", name, arguments), "kwame").ok
         other = registry.execute(ToolCall("c2", name, arguments), "lena").ok
         assert EFFECTS[name].private == (own and not other), name
+
+
+def test_the_mcp_desk_serves_a_ticket_to_any_caller_so_its_private_leg_is_declared() -> None:
+    # The kit passes no caller to an MCP server: nothing to probe for ownership, so EFFECTS declares it.
+    desk = McpDesk(all_servers(), Manifest.load())
+    call = ToolCall("c1", "desk__get_ticket", {"ticket_id": "T-1401"})
+    assert all(desk.gate.run(call, "orders", "run-1", user).ok for user in ("hamid", "u2"))
+    assert EFFECTS["desk__get_ticket"].private and EFFECTS["crm__search"].private
 
 
 def test_every_result_is_untrusted_in_the_agents_prompt() -> None:

@@ -9,7 +9,8 @@ import pytest
 
 from evidencedesk.threats.flows import all_flows
 from evidencedesk.threats.register import (COURSE_PAGES, FRAMEWORKS, STRIDE, THIS_PAGE, load_frameworks,
-                                           load_residual, load_threats, node_exists, problems, uncovered)
+                                           load_residual, load_threats, node_exists, problems, uncovered,
+                                           unnamed_flows)
 
 
 def test_the_register_holds() -> None:
@@ -50,6 +51,14 @@ def test_frameworks_have_ten_entries_and_what_nothing_maps_to_is_known() -> None
 def test_residual_risks_are_named_and_explained() -> None:
     rows = load_residual()
     assert len(rows) == len({r.id for r in rows}) >= 6
+
+
+def test_unnamed_flows_are_the_flows_no_threat_is_filed_under() -> None:
+    threats, flows = load_threats(), all_flows()
+    left = unnamed_flows(threats, flows)
+    assert left and all(i.startswith(("sinks:", "tenancy:")) for i in left)
+    assert unnamed_flows(threats[:1], flows) == [f.id for f in flows if f.id != threats[0].flow]
+    assert unnamed_flows(threats, flows[:0]) == []
 
 
 def test_a_bad_line_is_named(tmp_path: Path) -> None:

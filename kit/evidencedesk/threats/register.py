@@ -6,7 +6,8 @@ control, a kit test that enforces it (a pytest node id), and its entries in OWAS
 Applications (2025 and 2026 editions), OWASP's Top 10 for Agentic Applications and the NCSC's
 Guidelines for secure AI system development (frameworks.json: titles, dates, links, entry names).
 residual.jsonl lists what no control of the course covers. problems() checks a register against the
-flows, the pages before this one, the test files and the frameworks.
+flows, the pages before this one, the test files and the frameworks; unnamed_flows() lists the flows no
+threat is filed under yet.
 STRIDE is Microsoft's: spoofing, tampering, repudiation, information disclosure, denial of service,
 elevation of privilege (https://learn.microsoft.com/en-us/azure/security/develop/threat-modeling-tool-threats,
 read 2026-12-03). Left out: likelihood and impact scores; a register ranks nothing here.
@@ -171,3 +172,13 @@ def uncovered(threats: list[Threat], frameworks: dict[str, dict[str, Any]], key:
     """The entries of one framework (key, one of FRAMEWORKS) that no threat names, in the file's order."""
     named = {e for t in threats for e in getattr(t, key)}
     return [e for e in frameworks[key]["entries"] if e not in named]
+
+
+def unnamed_flows(threats: list[Threat], flows: tuple[Flow, ...]) -> list[str]:
+    """Ids of the flows (in their order) that no threat of the register is filed under: the next to review.
+
+    Args: threats (Threat), flows (Flow, e.g. all_flows()). Returns [] when every flow has a threat.
+    Example: unnamed_flows(load_threats(), all_flows())[0] -> "sinks:json"
+    """
+    named = {t.flow for t in threats}
+    return [f.id for f in flows if f.id not in named]
