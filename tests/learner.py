@@ -47,8 +47,12 @@ KERNELS, KERNEL = "kernels", "learner"  # under the install's folder: the kernel
 INSTALL_TIMEOUT = 900  # seconds: a bound on one pip or pytest run, never an assertion about its speed
 PAGES_WITH_BLOCKS = [p.src_uri for p in course_pages(CONFIG["nav"])
                      if 'exec="on"' in (ROOT / "docs" / p.src_uri).read_text(encoding="utf-8")]
-# A test count block: `python -m pytest FILES | tail -n 1 | sed ...`, which prints "N passed".
-COUNT_BLOCK = re.compile(r"python -m pytest ((?:kit/tests/\S+\.py ?)+)\| tail -n 1 \| sed 's/ in \[0-9\.\]\*s//'")
+# A test count block: `python -m pytest FILES | tail -n 1 | sed 's/ in ...//'`, which prints "N passed": whole files,
+# no selection, and a sed that cuts only from " in " on (the seconds, and pytest's "(h:mm:ss)" after a minute).
+COUNT_BLOCK = re.compile(r"python -m pytest ((?:kit/tests/\S+\.py ?)+)\| tail -n 1 \| sed 's/ in [^'/]*//'")
+# What a count block starts with: every line of a page that starts so must be a COUNT_BLOCK
+# (test_kit_download.py checks), or its files would run twice in the download.
+COUNT_START = re.compile(r"python -m pytest (?:kit/tests/\S+\.py ?)+\| tail -n 1")
 # The kit test files some page's count block runs: the replay runs them there (as each page's notebook does),
 # so the download's own run of the kit's tests leaves them out (found in the pages' text, cheaply).
 COUNTED_FILES = sorted({file for src in PAGES_WITH_BLOCKS
@@ -135,6 +139,11 @@ def install(folder: Path) -> str:
     kernel = run([*pip, *options, "ipykernel"], kit)
     if kernel.returncode:
         return kernel.stdout + kernel.stderr
+    # The kit's bytecode once, as a learner's first run leaves it (their Python writes it; the notebooks' kernels and
+    # test counts run with PYTHONDONTWRITEBYTECODE, as the build's blocks do, and would each compile it again).
+    compiled = run([str(python), "-m", "compileall", "-q", "kit"], kit)
+    if compiled.returncode:
+        return compiled.stdout + compiled.stderr
     spec = folder / KERNELS / KERNEL
     spec.mkdir(parents=True)
     argv = [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
@@ -170,6 +179,9 @@ def run_notebook(src_uri: str, kit: Path, kernels: Path) -> list[str]:
             client.execute(env=env)
         except CellExecutionError as error:  # allow_errors: only a cell that could not run at all lands here
             return [str(error)]
+        finally:  # nbclient shuts down only a kernel it started itself (owns_km), not one of a manager given to it
+            if manager.has_kernel:
+                manager.shutdown_kernel(now=True)
     found = []
     for cell, block in zip([c for c in book.cells if c.cell_type == "code"], shown, strict=True):
         streams = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")

@@ -22,7 +22,8 @@ import pytest
 from sitebuild.coursenav import course_pages, page_url
 from sitebuild.gen_downloads import FOLDER, kit_download, kit_pyproject, kit_readme, toml_text
 from tests.conftest import once_per_run
-from tests.learner import CONFIG, COUNTED_FILES, ROOT, run
+from sitebuild import notebooks
+from tests.learner import CONFIG, COUNT_BLOCK, COUNT_START, COUNTED_FILES, PAGES_WITH_BLOCKS, ROOT, run
 
 
 @pytest.fixture(scope="module")
@@ -157,6 +158,21 @@ UNCOUNTED = [file for file in KIT_TEST_FILES if file not in COUNTED_FILES]
 def test_every_kit_test_file_runs_once_in_the_download_here_or_in_the_notebook_of_a_page_that_counts_it():
     assert set(COUNTED_FILES) <= set(KIT_TEST_FILES), sorted(set(COUNTED_FILES) - set(KIT_TEST_FILES))
     assert sorted(UNCOUNTED + COUNTED_FILES) == KIT_TEST_FILES
+
+
+def test_every_count_block_of_a_page_is_read_as_one_and_runs_in_its_notebook():
+    """A count block the pattern misses would run its files twice in the download (here and in the notebook),
+    as happened when the pages' sed changed; one it finds that the notebook does not hold would run them never."""
+    counted = set()
+    for src in PAGES_WITH_BLOCKS:
+        cells = "\n".join(shown.block.code for shown in notebooks.read_page(ROOT, src))
+        for line in (ROOT / "docs" / src).read_text(encoding="utf-8").splitlines():
+            if COUNT_START.search(line):
+                assert COUNT_BLOCK.search(line), f"{src}: a test count COUNT_BLOCK does not read: {line}"
+                assert line.strip() in cells, f"{src}: a test count the page's notebook does not run: {line}"
+                counted.update(COUNT_BLOCK.search(line).group(1).split())
+    assert sorted(counted) == COUNTED_FILES
+    assert "kit/tests/test_usage.py" in COUNTED_FILES and "kit/tests/test_agent_state.py" in COUNTED_FILES
 
 
 def test_every_kit_test_that_ran_in_the_download_belongs_to_a_checked_file(kit_results):

@@ -7,9 +7,13 @@ notebook (sitebuild/notebooks.py, as the site publishes it) holds exactly those 
 nbclient on the install's own kernel checks both the page and the download. Its test count cell runs those
 kit test files in the download and must print the page's "N passed": a failing, erroring or skipped test, or a
 warning, changes that line. The kit test files no page counts run in test_kit_download.py.
+Each notebook's kernel ends with its run: none is left running (nor its CPU left uncounted) until the worker ends.
 """
 
 from __future__ import annotations
+
+import os
+from pathlib import Path
 
 import pytest
 
@@ -23,3 +27,18 @@ def test_the_notebook_of_a_page_prints_in_the_download_what_the_page_shows(src_u
     kit, python = installed
     differing = run_notebook(src_uri, kit, kit.parent / KERNELS)
     assert not differing, "\n\n".join(differing)
+    assert not children_running(python), "the notebook's kernel is still running after its run"
+
+
+def children_running(python: Path) -> list[str]:
+    """The command lines of this process's children that run python (a kernel of the install), from /proc."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            command = (stat.parent / "cmdline").read_bytes().split(b"\0")
+        except OSError:  # it ended meanwhile
+            continue
+        if int(fields[1]) == os.getpid() and fields[0] != "Z" and os.fsencode(python) in command:
+            found.append(b" ".join(command).decode(errors="replace"))
+    return found

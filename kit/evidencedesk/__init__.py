@@ -35,8 +35,22 @@ untrusted input, a pinned manifest checked on every listing, names namespaced by
 tools behind the gate), then tenancy (one help desk for several tenants: the tenant carried explicitly into
 every job, records, credentials, caches, a search index and memory per tenant, an audit log each tenant
 exports alone, per-tenant limits, and properties that no tenant sees another's data or can tell what the
-others did), and last capstone (every table and property of the course from one command, an incident drill in
-which a poisoned ticket is found, contained and purged, its post-incident review, and a release checklist).
+others did), then tracing (model and tool calls as spans on the real OpenTelemetry SDK with the GenAI semantic
+conventions' names, content off by default and redacted when on, cost per user and per feature from the spans,
+and what head and tail sampling keep), then routing (a cheap model first with a scripted verifier, escalating
+to the expensive model when it is unsure, judged on page 8's eval set; the cost-quality frontier, the
+break-even escalation rate, and the escalation target behind page 2's fallback chain), then quotas (one provider
+shared by many tenants: token buckets for requests and tokens per minute, per-tenant concurrency and queues
+served by deficit round robin, 429s with a Retry-After, a daily spend cap that refuses before the call, and
+fairness measured over more than 10,000 simulated calls), then releases (prompt versions named by the hash of
+their content, pinned model snapshots against moving aliases, shadow runs with writes suppressed, and a canary
+with a guard metric that rolls itself back, all behind the trajectory gate), then outbox (a reply sent once
+across crashes: the state change and the intent to send in one sqlite3 transaction, a relay that sends and
+marks, a receiver whose UNIQUE message id drops repeats, and a crash staged at every boundary), then threats
+(the agent's data flows read from the kit's wiring, the lethal trifecta and the Rule of Two per task, and a
+threat register mapped to controls, pages, tests, OWASP and the NCSC), and last capstone (every table and property
+of the course from one command, an incident drill in which a poisoned ticket is found, contained and purged, its
+post-incident review, and a release checklist).
 
 Everything is deterministic: no wall clock, no randomness, no network. It leaves out real providers, real
 tokenizers and real money.
