@@ -42,7 +42,9 @@ COURSE_PAGES = (
     "advanced/llm-as-judge-biases.md", "advanced/trajectory-evals-regression-gates.md",
     "advanced/improper-output-handling.md", "advanced/sensitive-data-system-prompt-leakage.md",
     "advanced/red-teaming-guardrail-classifiers.md", "advanced/tool-supply-chain-mcp-servers.md",
-    "advanced/multi-tenant-isolation.md",
+    "advanced/multi-tenant-isolation.md", "advanced/tracing-cost-attribution.md",
+    "advanced/routing-cascades-fallbacks.md", "advanced/quotas-fairness-at-scale.md",
+    "advanced/releasing-prompt-model-changes.md", "advanced/exactly-once-side-effects.md",
 )
 STRIDE = {"S": "spoofing", "T": "tampering", "R": "repudiation", "I": "information disclosure",
           "D": "denial of service", "E": "elevation of privilege"}
