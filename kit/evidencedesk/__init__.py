@@ -48,7 +48,9 @@ with a guard metric that rolls itself back, all behind the trajectory gate), the
 across crashes: the state change and the intent to send in one sqlite3 transaction, a relay that sends and
 marks, a receiver whose UNIQUE message id drops repeats, and a crash staged at every boundary), then threats
 (the agent's data flows read from the kit's wiring, the lethal trifecta and the Rule of Two per task, and a
-threat register mapped to controls, pages, tests, OWASP and the NCSC).
+threat register mapped to controls, pages, tests, OWASP and the NCSC), and last capstone (every table and property
+of the course from one command, an incident drill in which a poisoned ticket is found, contained and purged, its
+post-incident review, and a release checklist).
 
 Everything is deterministic: no wall clock, no randomness, no network. It leaves out real providers, real
 tokenizers and real money.

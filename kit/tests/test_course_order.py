@@ -4,7 +4,7 @@ The Beginner course (kit/evidencedesk/*.py, one package level) comes before the 
 pages add subpackages in course order (ADVANCED: calling/ and resilience/ in chapter 1, retrieval/ and
 compaction/ in chapter 2, agent/ and planning/ in chapter 3, then evals/, judging/ and trajectories/ in
 chapter 4, then sinks/, privacy/ and redteam/ in chapter 5, then supplychain/ and tenancy/ in chapter 6,
-then tracing/, routing/, quotas/ and releases/ in chapter 7, then outbox/ and threats/ in chapter 8).
+then tracing/, routing/, quotas/ and releases/ in chapter 7, then outbox/, threats/ and capstone/ in chapter 8).
 So no Beginner module imports an Advanced subpackage, directly, by a relative import or by name
 through importlib, and neither do the Beginner test files the Beginner pages count; and no Advanced
 subpackage, nor its test files, imports a subpackage that comes after it. Read from the source (ast),
@@ -30,7 +30,8 @@ ADVANCED = ("evidencedesk.calling", "evidencedesk.resilience", "evidencedesk.ret
             AGENT, "evidencedesk.planning", "evidencedesk.evals", "evidencedesk.judging",
             "evidencedesk.trajectories", "evidencedesk.sinks", "evidencedesk.privacy", "evidencedesk.redteam",
             "evidencedesk.supplychain", "evidencedesk.tenancy", "evidencedesk.tracing", "evidencedesk.routing",
-            "evidencedesk.quotas", "evidencedesk.releases", "evidencedesk.outbox", "evidencedesk.threats")
+            "evidencedesk.quotas", "evidencedesk.releases", "evidencedesk.outbox", "evidencedesk.threats",
+            "evidencedesk.capstone")
 # the Beginner course's modules, in course order (see evidencedesk/__init__.py)
 BEGINNER_MODULES = ("llm", "providers", "usage", "budget", "cache", "limits", "retry", "tools", "helpdesk", "gate",
                     "context", "security", "failsafe", "attacks", "strictjson")
