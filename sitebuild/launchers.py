@@ -39,7 +39,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import reads, reaper
+from . import audit, reads, reaper
 from .leftovers import kill_leftovers, start_time
 
 REAPER = Path(__file__).with_name("reaper.py")
@@ -80,7 +80,7 @@ _running: dict[int, Launch] = {}  # launcher pid -> its Launch
 _here = threading.local()  # .pool: the PagePool whose page this thread runs, if any
 
 
-Trace = tuple[str, Path]  # (strace's path, the folder of the run's records): how a run records its reads
+Trace = tuple[str, Path]  # (strace's path or audit.AUDIT, the folder of the run's records): how a run records reads
 
 
 def start(program: list[str], report, mark: str, handed: tuple[int, ...] = (), trace: Trace | None = None,
@@ -88,12 +88,14 @@ def start(program: list[str], report, mark: str, handed: tuple[int, ...] = (), t
     """Start program under reaper.py (a child subreaper) in a session of its own; it reports into report.
 
     With trace, program runs under strace, which records what it reads into a new record in the folder
-    (reads.py). The launcher is recorded with its block's mark (MARK_ENV) until ended(); in a thread of a
+    (reads.py), or, for the tracer audit.AUDIT, records it itself (audit.py). The launcher is recorded with its block's mark (MARK_ENV) until ended(); in a thread of a
     PagePool that is stopping, nothing starts: raises Stopped.
     """
     fds = (report.fileno(), *handed)
     spare = []
-    if trace is not None:
+    if trace is not None and trace[0] == audit.AUDIT:  # recorded by the run's own processes: no strace
+        options["env"] = {**options.get("env", os.environ), **audit.launch(trace[1], program)}
+    elif trace is not None:
         prefix = str(trace[1] / secrets.token_hex(8))
         program, spare = reads.command(trace[0], prefix, program), [f"--tracer={prefix}"]
     pool = getattr(_here, "pool", None)
