@@ -40,20 +40,26 @@ PYTHON = re.compile(r"python(\d+(\.\d+)?)?$")
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=")
 NO_READS = {"tr", "mktemp", "echo", "printf", "true", "false", "export", ":", "eval", "local", "declare",
             "unset", "shift", "return", "exit", "break", "continue", "wait"}
+
+
+def _words(text: str) -> set[str]:
+    return set(text.split())
+
+
 # program: (options that take a value, options alone, operands before the files (a script, a pattern),
 # options whose value is such an operand, options whose value is a file read). Any other option: unknown.
 KNOWN: dict[str, tuple[set[str], set[str], int, set[str], set[str]]] = {
-    "sed": ({"-l", "-e", "-f"}, {"-n", "-E", "-r", "-s", "-u", "-z", "--posix", "--debug", "--sandbox", "--quiet",
-                                 "--silent", "--regexp-extended"}, 1, {"-e"}, {"-f"}),
-    "grep": ({"-e", "-f", "-m", "-A", "-B", "-C"}, set("-E -F -G -P -i -v -w -x -c -l -L -n -h -H -o -q -s -a -y "
-                                                     "--color=never --color=auto".split()), 1, {"-e"}, {"-f"}),
-    "cat": (set(), set("-A -b -e -E -n -s -t -T -u -v".split()), 0, set(), set()),
+    "sed": (_words("-l -e -f"), _words("-n -E -r -s -u -z --posix --debug --sandbox --quiet --silent "
+                                       "--regexp-extended"), 1, {"-e"}, {"-f"}),
+    "grep": (_words("-e -f -m -A -B -C"), _words("-E -F -G -P -i -v -w -x -c -l -L -n -h -H -o -q -s -a -y "
+                                                 "--color=never --color=auto"), 1, {"-e"}, {"-f"}),
+    "cat": (set(), _words("-A -b -e -E -n -s -t -T -u -v"), 0, set(), set()),
     "head": ({"-n", "-c"}, {"-q", "-v"}, 0, set(), set()),
     "tail": ({"-n", "-c"}, {"-q", "-v"}, 0, set(), set()),
-    "wc": (set(), set("-l -w -c -m -L".split()), 0, set(), set()),
-    "sort": ({"-k", "-t"}, set("-n -r -u -f -b -V -s -g -h -d -i -M".split()), 0, set(), set()),
-    "uniq": (set(), set("-c -d -u -i".split()), 0, set(), set()),
-    "cut": ({"-d", "-f", "-c", "-b"}, {"-s"}, 0, set(), set()),
+    "wc": (set(), _words("-l -w -c -m -L"), 0, set(), set()),
+    "sort": ({"-k", "-t"}, _words("-n -r -u -f -b -V -s -g -h -d -i -M"), 0, set(), set()),
+    "uniq": (set(), _words("-c -d -u -i"), 0, set(), set()),
+    "cut": (_words("-d -f -c -b"), {"-s"}, 0, set(), set()),
 }
 
 

@@ -325,7 +325,8 @@ def on_files(files, config):
     site.snapshot = Inputs(site.root, site.inputs)
     # Every run but accept's records what it read (audit.py; SITEBUILD_TRACE=strace: strace, reads.py; 0: off).
     trace = os.environ.get(reads.TRACE_ENV, audit.AUDIT)
-    site.tracer = None if site.mode == "accept" or trace == "0" else reads.tracer() if trace == "strace" else audit.AUDIT
+    site.tracer = (None if site.mode == "accept" or trace == "0"
+                   else reads.tracer() if trace == "strace" else audit.AUDIT)
     site.reuse = site.mode == "serve" or os.environ.get(cache.REUSE_ENV) == "1"
     site.guard = WriteGuard(site.root, _protected(config, site.root, site.data_dir, site.inputs))
     site.files = files

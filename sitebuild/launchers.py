@@ -88,7 +88,8 @@ def start(program: list[str], report, mark: str, handed: tuple[int, ...] = (), t
     """Start program under reaper.py (a child subreaper) in a session of its own; it reports into report.
 
     With trace, program runs under strace, which records what it reads into a new record in the folder
-    (reads.py), or, for the tracer audit.AUDIT, records it itself (audit.py). The launcher is recorded with its block's mark (MARK_ENV) until ended(); in a thread of a
+    (reads.py), or, for the tracer audit.AUDIT, records it itself (audit.py).
+    The launcher is recorded with its block's mark (MARK_ENV) until ended(); in a thread of a
     PagePool that is stopping, nothing starts: raises Stopped.
     """
     fds = (report.fileno(), *handed)

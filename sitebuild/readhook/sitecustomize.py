@@ -139,7 +139,7 @@ def _main():
     sys.path[:] = [entry for entry in sys.path if entry != HERE]
     folder = os.environ.get("SITEBUILD_READS")
     if folder:
-        try:
+        try:  # noqa: SIM105 - no contextlib import in every interpreter of a run
             _install(folder)
         except OSError:
             pass  # no record at all: the run's reads are unknown (audit.py counts the records it expects)
