@@ -16,8 +16,9 @@ known for sure, and the page keeps the key of every input file (cache.py):
   an environment without these variables, does not) nor one of KNOWN, whose reads are read off its words:
   sed, cat, grep, head, tail, wc, sort, uniq, cut with their file operands, and commands that read no file
   (tr, mktemp, echo, printf, export, ...), each only with the options listed for it;
-- a bash command string that reads a file through a redirection (`<`, a here-document, `<(...)`), a `cd`,
-  `source`, `set +x` or `exec`, an xtrace line that does not parse.
+- a bash command string with a here-document, a here-string or `<(...)`, or that reads a file through a
+  redirection (`< FILE`) whose name it cannot tell (FILE is read once its variables are replaced with the
+  values the trace assigned them); a `cd`, `source`, `set +x` or `exec`; an xtrace line that does not parse.
 
 Left out, by design: what an audit hook cannot see (readhook/sitecustomize.py: a stat that neither opens nor
 lists, a file a C extension opens itself). The page's blocks see PYTHONPATH, SITEBUILD_READS and BASH_ENV in
@@ -38,8 +39,10 @@ HOOK = Path(__file__).with_name("readhook")
 READS_ENV = "SITEBUILD_READS"
 PYTHON = re.compile(r"python(\d+(\.\d+)?)?$")
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=")
+# Commands that read no file's content: builtins, and programs that only write (a write into a block input
+# fails the build: guard.py).
 NO_READS = {"tr", "mktemp", "echo", "printf", "true", "false", "export", ":", "eval", "local", "declare",
-            "unset", "shift", "return", "exit", "break", "continue", "wait"}
+            "unset", "shift", "return", "exit", "break", "continue", "wait", "rm", "mkdir", "touch"}
 
 
 def _words(text: str) -> set[str]:
@@ -60,7 +63,9 @@ KNOWN: dict[str, tuple[set[str], set[str], int, set[str], set[str]]] = {
     "sort": ({"-k", "-t"}, _words("-n -r -u -f -b -V -s -g -h -d -i -M"), 0, set(), set()),
     "uniq": (set(), _words("-c -d -u -i"), 0, set(), set()),
     "cut": (_words("-d -f -c -b"), {"-s"}, 0, set(), set()),
+    "cp": (set(), _words("-p -f -v -n"), 0, set(), set()),  # reads every operand but the last (see _operands)
 }
+VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
 
 
 def env(folder: Path) -> dict[str, str]:
@@ -118,6 +123,8 @@ def _operands(argv: list[str]) -> tuple[list[str], str]:
             continue  # grouped flags: -nE
         else:
             return [], f"ran {os.path.basename(argv[0])} with {word}, an option whose reads are not known here"
+    if argv[0].endswith("cp"):
+        operands = operands[:-1]  # the destination: written, not read
     return files + [o for o in operands[0 if given else before:] if o != "-"], ""
 
 
@@ -160,6 +167,38 @@ def _commands(trace: str) -> list[list[str]] | None:
     return None if text else found
 
 
+def _redirected(code: str) -> list[str] | None:
+    """The words after each `<` of a bash command string that is not in single quotes or a comment (the files it
+    reads through redirections, as written); None for a here-document, a here-string or a process substitution."""
+    found, quote, index = [], "", 0
+    while index < len(code):
+        char = code[index]
+        if quote == "'":
+            quote = "" if char == "'" else quote
+        elif char == "\\":
+            index += 1
+        elif char == '"':
+            quote = "" if quote == '"' else '"'
+        elif char == "'" and not quote:
+            quote = "'"
+        elif char == "#" and not quote and (index == 0 or code[index - 1] in " \t\n;|&("):
+            index = code.find("\n", index)
+            index = len(code) if index < 0 else index
+        elif char == "<":
+            rest = code[index + 1:].lstrip(" \t")
+            if rest[:1] in ("<", "("):
+                return None
+            if rest[:1] == "&":  # <&N: a descriptor, not a file
+                index += 1
+                continue
+            word = re.match(r'"([^"]*)"|([^\s;|&()<>"]+)', rest)
+            if word is None:
+                return None
+            found.append(word[1] if word[1] is not None else word[2])
+        index += 1
+    return found
+
+
 def _bash(record: Path) -> tuple[list[str], str]:
     """The files one bash record says its shell read with KNOWN programs, or ([], why) when that is not known."""
     try:
@@ -167,17 +206,15 @@ def _bash(record: Path) -> tuple[list[str], str]:
         trace = record.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return [], "a shell's record cannot be read"
-    try:
-        lexer = shlex.shlex(code, posix=True, punctuation_chars=True)
-        if any(token.startswith("<") or token.endswith("<") for token in lexer):
-            return [], "a bash block reads a file through a redirection"
-    except ValueError:
-        return [], "a bash block's command string does not parse here"
     commands = _commands(trace)
     if commands is None:
         return [], "a shell's trace does not parse"
-    files = []
+    files, values = [], {}
     for words in commands:
+        for word in words:  # NAME=value, also after export, local, declare
+            if ASSIGNMENT.match(word):
+                name, _, value = word.partition("=")
+                values.setdefault(name.rstrip("+"), set()).add(value)
         while words and ASSIGNMENT.match(words[0]):
             words = words[1:]
         if not words:
@@ -188,8 +225,17 @@ def _bash(record: Path) -> tuple[list[str], str]:
         named, why = program(words)
         if why:
             return [], why
-        files += [name if name.startswith("/") else os.path.join(folder, name) for name in named]
-    return files, ""
+        files += named
+    redirected = _redirected(code)
+    if redirected is None:
+        return [], "a bash block reads a here-document, a here-string or a process substitution"
+    for word in redirected:  # its variables as the trace assigned them, when it assigned each one value
+        word = VARIABLE.sub(lambda m: next(iter(values[m[1] or m[2]])) if len(values.get(m[1] or m[2], ())) == 1
+                            else m[0], word)
+        if re.search(r"[$`*?\[~]", word):
+            return [], f"a bash block reads a file through a redirection it cannot name ({word})"
+        files.append(word)
+    return [name if name.startswith("/") else os.path.join(folder, name) for name in files], ""
 
 
 def paths(folder: Path) -> tuple[dict[str, bool] | None, str]:

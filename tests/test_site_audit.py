@@ -48,9 +48,11 @@ def test_after_make_site_a_kit_edit_reruns_only_the_page_that_read_it_and_undoin
     (fence("import subprocess\nsubprocess.run(['ls', 'kit'], check=True, capture_output=True)\nprint('listed')"),
      "ran ls, whose reads are not recorded"),
     (fence("python -I -c 'print(1)'", "bash"), "ran Python with -I"),
-    (fence("cat < kit/cat_source.txt", "bash"), "reads a file through a redirection"),
+    (fence("cat <(echo hi)", "bash"), "a process substitution"),
+    (fence('f=kit/cat_source.txt; f=kit/sed_source.txt; wc -l < "$f"', "bash"),
+     "reads a file through a redirection it cannot name ($f)"),
     (fence("sed -i 's/x/x/' kit/none.txt 2>/dev/null || echo tried", "bash"), "ran sed with -i"),
-], ids=["bash-ls", "python-ls", "python-I", "redirection", "sed-in-place"])
+], ids=["bash-ls", "python-ls", "python-I", "process-substitution", "redirection", "sed-in-place"])
 def test_a_page_whose_reads_cannot_be_known_keeps_the_key_of_every_input_and_the_log_says_so_once(
         block, why, make_site):
     site = make_site({"index.md": page(block), "beside.md": BESIDE}, KIT)
@@ -77,9 +79,39 @@ def test_a_page_whose_reads_cannot_be_known_keeps_the_key_of_every_input_and_the
     (["python3.12", "-S", "x.py"], ([], "ran Python with -S (it then reads no sitecustomize or no PYTHONPATH)")),
     (["grep", "-r", "x", "kit"], ([], "ran grep with -r, an option whose reads are not known here")),
     (["find", "kit"], ([], "ran find, whose reads are not recorded")),
+    (["cp", "-p", "kit/a.json", "kit/b.json", "/tmp/x/"], (["kit/a.json", "kit/b.json"], "")),
+    (["cp", "-r", "kit", "/tmp/x"], ([], "ran cp with -r, an option whose reads are not known here")),
 ])
 def test_what_a_program_a_page_started_reads(argv, expected):
     assert audit.program(argv) == expected
+
+
+@pytest.mark.parametrize(("code", "expected"), [
+    ('echo "n: $(wc -l < "$dir/sends.jsonl")"  # it\'s < not this', ["$dir/sends.jsonl"]),
+    ("sed -n '/<a>/,/<\\/a>/p' kit/x.html", []),
+    ("wc -l <kit/x.txt 0<&3", ["kit/x.txt"]),
+    ("cat <<EOF\nx\nEOF", None),
+    ("diff <(ls kit) <(ls kit)", None),
+])
+def test_the_files_a_bash_block_reads_through_redirections(code, expected):
+    assert audit._redirected(code) == expected
+
+
+def test_a_bash_block_s_redirection_is_read_with_its_variables_as_the_shell_set_them(tmp_path):
+    (tmp_path / "kit").mkdir()
+    (tmp_path / "kit" / "a.txt").write_text("a\n")
+    records = tmp_path / "records"
+    records.mkdir()
+    code = 'dir=$(mktemp -d)\ncp kit/a.txt "$dir/b.txt"\necho "lines: $(wc -l < "$dir/b.txt")"\nrm -r "$dir"'
+    env = {**os.environ, **audit.launch(records, ["bash"])}
+    done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", code], cwd=tmp_path, env=env, check=True,
+                          capture_output=True, text=True)
+
+    read, why = audit.paths(records)
+
+    assert done.stdout == "lines: 1\n" and why == "" and read is not None
+    assert str(tmp_path / "kit" / "a.txt") in read
+    assert any(path.endswith("/b.txt") and not path.startswith(str(tmp_path)) for path in read)
 
 
 def test_a_python_process_records_its_opens_listings_imports_and_programs(tmp_path):
