@@ -48,11 +48,13 @@ def test_after_make_site_a_kit_edit_reruns_only_the_page_that_read_it_and_undoin
     (fence("import subprocess\nsubprocess.run(['ls', 'kit'], check=True, capture_output=True)\nprint('listed')"),
      "ran ls, whose reads are not recorded"),
     (fence("python -I -c 'print(1)'", "bash"), "ran Python with -I"),
+    (fence("import subprocess, sys\nsubprocess.run([sys.executable, '-I', '-c', 'print(1)'], executable=sys.executable)"),
+     "ran Python with -I"),
     (fence("cat <(echo hi)", "bash"), "a process substitution"),
     (fence('f=kit/cat_source.txt; f=kit/sed_source.txt; wc -l < "$f"', "bash"),
      "reads a file through a redirection it cannot name ($f)"),
     (fence("sed -i 's/x/x/' kit/none.txt 2>/dev/null || echo tried", "bash"), "ran sed with -i"),
-], ids=["bash-ls", "python-ls", "python-I", "process-substitution", "redirection", "sed-in-place"])
+], ids=["bash-ls", "python-ls", "python-I", "python-child-I", "process-substitution", "redirection", "sed-in-place"])
 def test_a_page_whose_reads_cannot_be_known_keeps_the_key_of_every_input_and_the_log_says_so_once(
         block, why, make_site):
     site = make_site({"index.md": page(block), "beside.md": BESIDE}, KIT)

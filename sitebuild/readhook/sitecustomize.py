@@ -94,9 +94,8 @@ def _install(folder):
                 state["reads"].add(absolute(path))
             elif event == "subprocess.Popen":
                 executable, argv, _, env = args
-                if isinstance(argv, (str, bytes)) or executable is not None:
-                    argv = [executable if executable is not None else argv]
-                program(argv, env)
+                argv = [argv] if isinstance(argv, (str, bytes)) or not hasattr(argv, "__iter__") else list(argv)
+                program([executable if executable is not None else argv[0], *argv[1:]], env)
             elif event == "os.exec" or event == "os.posix_spawn":
                 program([args[0], *list(args[1])[1:]], args[2])
                 if event == "os.exec":
