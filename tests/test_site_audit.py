@@ -48,7 +48,8 @@ def test_after_make_site_a_kit_edit_reruns_only_the_page_that_read_it_and_undoin
     (fence("import subprocess\nsubprocess.run(['ls', 'kit'], check=True, capture_output=True)\nprint('listed')"),
      "ran ls, whose reads are not recorded"),
     (fence("python -I -c 'print(1)'", "bash"), "ran Python with -I"),
-    (fence("import subprocess, sys\nsubprocess.run([sys.executable, '-I', '-c', 'print(1)'], executable=sys.executable)"),
+    (fence("import subprocess, sys\n"
+           "subprocess.run([sys.executable, '-I', '-c', 'print(1)'], executable=sys.executable)"),
      "ran Python with -I"),
     (fence("cat <(echo hi)", "bash"), "a process substitution"),
     (fence('f=kit/cat_source.txt; f=kit/sed_source.txt; wc -l < "$f"', "bash"),
