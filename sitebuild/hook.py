@@ -7,7 +7,7 @@ python and bash at this machinery. A build goes:
    (blocks.page_blocks); each page's blocks are queued to run in a pool of `extra.block_jobs`
    workers (default: one per CPU), one fresh interpreter per page. In `make serve`, a page whose
    run would be the same as last time reuses its cached results instead (cache.py); every build
-   stores the runs that passed, so the first serve after `make site` is already warm.
+   stores the runs that passed, with what each read (audit.py), so the first serve after `make site` is warm.
 2. on_page_markdown: waits for the page's results and holds them against its approved outputs.
 3. While MkDocs renders the page, each fence is drawn from those results (render.py): the source
    titled "Python" or "Bash", then the output, escaped, titled "Output".
