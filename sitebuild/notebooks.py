@@ -3,7 +3,8 @@
 A learner who would rather not paste a page's blocks one by one downloads them: the blocks whose
 source the page shows (show="all", the ones a reader can copy), in page order, with the code as the
 page shows it (lines marked `# markdown-exec: hide` left out). A python block becomes a code cell, a
-bash block a `%%bash` cell (IPython's cell magic: the cell runs in bash, from the notebook's folder);
+bash block a `%%script bash -e -o pipefail` cell (IPython's %%bash with the page's shell options; from the
+notebook's folder);
 each cell carries the page's approved output (data/) as its output, so the notebook opens showing what
 the page shows. A markdown cell before a block names the heading or box it sits under. The script
 holds the same blocks in the same order: python as it is, bash through `bash()`, each followed by its
@@ -103,14 +104,15 @@ def read_page(root: Path, src_uri: str) -> list[ShownBlock]:
 
 
 def cell_source(block: Block) -> str:
-    """A block's code as a notebook cell: python as it is, bash under `%%bash` (tolerating a failure when the
-    block is meant to fail, returncode other than 0).
+    """A block's code as a notebook cell: python as it is, bash under `%%script bash -e -o pipefail` (IPython's
+    %%bash with the page's shell options, so a cell stops where the page's block stops; tolerating a failure
+    when the block is meant to fail, returncode other than 0).
 
-    Example: cell_source(Block(1, 1, "bash", "ls")) == "%%bash\\nls"
+    Example: cell_source(Block(1, 1, "bash", "ls")) == "%%script bash -e -o pipefail\\nls"
     """
     if block.language == "python":
         return block.code
-    magic = "%%bash --no-raise-error" if block.returncode else "%%bash"
+    magic = f"%%script {'--no-raise-error ' if block.returncode else ''}bash -e -o pipefail"
     return f"{magic}\n{block.code}"
 
 
@@ -128,7 +130,8 @@ def notebook(title: str, where: str, blocks: list[ShownBlock]) -> str:
     intro = (f"# {title}\n\n{where}. Every block this page of the EvidenceDesk course shows, in page order, "
              "with the output the page shows.\n\nOpen it in the `evidencedesk-kit` folder of the kit download, "
              'with the kit installed (`pip install -e ".[test]"`) and a Jupyter kernel (`pip install ipykernel`), '
-             "and run the cells in order: the Python cells share one session, and the `%%bash` cells run from "
+             "and run the cells in order: the Python cells share one session, and the Bash cells (`%%script bash -e -o "
+             "pipefail`) run from "
              "that folder.")
     cells, section = [v4.new_markdown_cell(intro)], ""
     for count, shown in enumerate(blocks, start=1):
