@@ -479,6 +479,8 @@ def on_shutdown() -> None:
     MkDocs' CLI. Not in serve, where Ctrl-C is how one stops the server: MkDocs ends it as ever."""
     if _site is not None and _site.pool is not None:
         _site.pool.abandon()  # after close(), nothing is left to do
+        if _site.interrupted and _site.mode == "build" and _site.site_dir is not None:
+            _empty(_site.site_dir)  # an interrupted build failed too: half a site is not published
         if _site.interrupted and _site.mode != "serve":
             raise SystemExit(_site.interrupted)
 

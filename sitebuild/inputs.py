@@ -104,7 +104,7 @@ class Inputs:
                 self.kinds[relative] = "m:other"
                 self.skipped.append(f"{relative} (not a regular file, not read)")
                 return
-            self.entries[relative] = "c:" + hashlib.sha256(opened.read()).hexdigest()
+            self.entries[relative] = "c:" + hashlib.file_digest(opened, "sha256").hexdigest()  # read in chunks
         self.kinds[relative] = f"m:file {status.st_size} {'x' if status.st_mode & 0o111 else '-'}"
 
     def digest(self, relative: str, content: bool = True) -> str:

@@ -10,7 +10,8 @@ command() puts a launcher (reaper.py) under it with:
 - a read-only view of the whole file system (--ro-bind / /: the repo, the venv, data/, site/), with only the
   folders it is given writable (the page's scratch folder, which holds its TMPDIR; serve's trace records) and a
   /dev of its own; a write anywhere else fails with "Read-only file system", which the block's error shows;
-- no network but its own loopback (--unshare-net);
+- no network but its own loopback (--unshare-net), and an empty /run, where the sockets of local daemons live
+  (a Unix socket takes connections even on a read-only file system);
 - no capabilities (--cap-drop ALL), so that even a root build cannot remount what is read-only;
 - the environment it is given (runner.block_env) and nothing else (--clearenv, then --setenv for each).
 
@@ -94,6 +95,8 @@ def command(program: list[str], env: dict[str, str], writable: list[Path]) -> li
     if not bwrap:
         return None
     binds = [arg for folder in writable for arg in ("--bind", str(folder), str(folder))]
+    if os.path.isdir("/run"):  # its sockets (a container engine's, D-Bus) take connections from a read-only view too
+        binds = ["--tmpfs", "/run", *binds]
     settings = [arg for name, value in sorted(env.items()) for arg in ("--setenv", name, value)]
     return [bwrap, *OPTIONS, *binds, *settings, "--", *program]  # bwrap keeps the caller's working folder
 
