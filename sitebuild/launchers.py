@@ -128,19 +128,25 @@ def end(process: subprocess.Popen, report) -> tuple[int, tuple[str, ...]]:
         launcher that does not end within END_WAIT is stopped, its tree killed from here, then itself.
     """
     if process.poll() is None:  # a launcher that has already ended is left alone
-        inner = sandbox.inner_pid(process.pid) if sandbox.status()[0] else process.pid  # in bwrap: the reaper in it
+        inner = _launcher_pid(process.pid)
         for signum in (signal.SIGTERM, signal.SIGCONT):  # one a block stopped answers too
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(inner, signum)
     try:
         process.wait(timeout=END_WAIT)
     except subprocess.TimeoutExpired:
+        inner = _launcher_pid(process.pid)
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(process.pid, signal.SIGSTOP)
-        killed = reaper.kill_tree(process.pid)
+            os.kill(inner, signal.SIGSTOP)
+        killed = reaper.kill_tree(inner)
         _kill(process)
         return process.returncode, killed
     return reported(process, report)
+
+
+def _launcher_pid(pid: int) -> int:
+    """The reaper's pid for a launcher process pid: in the sandbox, the one inside bwrap (sandbox.inner_pid)."""
+    return sandbox.inner_pid(pid) if sandbox.status()[0] else pid
 
 
 def reported(process: subprocess.Popen, report) -> tuple[int, tuple[str, ...]]:
@@ -187,9 +193,10 @@ def _kill_launch(entry: Launch) -> tuple[str, ...]:
     pid = entry.process.pid
     if entry.process.returncode is not None or (entry.started and not _alive(pid, entry.started)):
         return ()  # ended meanwhile: its own thread reaps it and kills what it left (started 0: no /proc to ask)
+    inner = _launcher_pid(pid)  # the reaper (in the sandbox, below bwrap and its namespace's first process)
     with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.kill(pid, signal.SIGSTOP)  # it reaps no more, so what is below it stays below it for the walk
-    killed = reaper.kill_tree(pid)
+        os.kill(inner, signal.SIGSTOP)  # it reaps no more, so what is below it stays below it for the walk
+    killed = reaper.kill_tree(inner)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)  # the launcher and its session's group (SIGKILL ends a stopped process)
     deadline = time.monotonic() + GONE_WAIT
