@@ -3,7 +3,9 @@ only where its run may write.
 
 bubblewrap (`bwrap`, Debian's package bubblewrap, the sandbox Flatpak uses) runs a program in Linux namespaces.
 command() puts a launcher (reaper.py) under it with:
-- its own PID namespace (--unshare-pid): the launcher's processes see only each other, and when the namespace's
+- its own PID namespace (--unshare-pid), with the launcher as its first process (--as-pid-1: orphans come to it,
+  a block cannot kill it, and bwrap waits for it, so its CPU time counts as the build's, which bwrap's own init
+  would hide from /usr/bin/time): the launcher's processes see only each other, and when the namespace's
   first process ends (the launcher ended, was killed, or the build died: --die-with-parent) the kernel kills
   everything left in it, whatever it did to its session or parent; a block cannot read the builder's
   environment through /proc either (its /proc is the namespace's);
@@ -32,7 +34,7 @@ import subprocess
 from pathlib import Path
 
 SANDBOX_ENV = "SITEBUILD_SANDBOX"  # "0": run launchers without bubblewrap even where it works
-OPTIONS = ("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-net",
+OPTIONS = ("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--as-pid-1", "--unshare-net",
            "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--cap-drop", "ALL", "--clearenv")
 NETS = "blocks run under the reaper and the write guard only"  # what protects a build without the sandbox
 PROBE_TIMEOUT = 30  # seconds the one try may take: a bound, it needs a few milliseconds
@@ -102,13 +104,13 @@ def command(program: list[str], env: dict[str, str], writable: list[Path]) -> li
 
 
 def inner_pid(pid: int) -> int:
-    """The launcher's own pid (outside the namespace) below a bwrap process pid: bwrap, its namespace's first
-    process, then the launcher; pid itself where that chain is not (yet, or any more) there.
+    """The launcher's own pid (outside the namespace) below a bwrap process pid: bwrap, then the launcher (the
+    namespace's first process, --as-pid-1); pid itself where that chain is not (yet, or any more) there.
 
     Example: inner_pid(bwrap_process.pid)  # the reaper's pid, to which SIGTERM is sent so that it reports
     """
     found = pid
-    for _ in range(2):
+    for _ in range(1):
         try:
             with open(f"/proc/{found}/task/{found}/children", "rb") as children:
                 below = children.read().split()
