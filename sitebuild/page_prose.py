@@ -203,7 +203,8 @@ def pieces(markdown: str, blocks: list[Block], outputs: dict[str, str], src_uri:
                 found.append(Piece(text=f"**{heading}**", answer=heading, answer_start=True))
             else:
                 if heading:
-                    buffer.extend([f"**{heading}**"] + ([""] if index + 1 < len(lines) and lines[index + 1].strip() else []))
+                    followed = index + 1 < len(lines) and lines[index + 1].strip()  # else the page's blank line
+                    buffer.extend([f"**{heading}**", ""] if followed else [f"**{heading}**"])
                 boxes.append((width + 4, ""))
             index += 1
             continue
