@@ -4,14 +4,16 @@ install() unpacks the download and does what the kit's README says, in a new vir
 offline: `pip install -r requirements.txt -e ".[test]"` from the unpacked archive (its pins: the lock's
 versions). Its packages come from this environment: each installed distribution the kit needs (pydantic,
 pytest and their dependencies, at the versions of requirements.lock, all it pins) is packed back into a
-wheel, and pip installs from those wheels only (--no-index --find-links), with no pip configuration of this machine. To save the seconds of an isolated build
-environment, the build backend the kit's pyproject.toml names (setuptools) is unpacked next to the fresh
-venv and put on its path instead (--no-build-isolation); the editable build itself is the one a learner
-gets. conftest.installed makes one such install for the whole test run.
+wheel, and pip installs from those wheels only (--no-index --find-links), with no pip configuration of
+this machine. To save the seconds of an isolated build environment, the build backend the kit's
+pyproject.toml names (setuptools) is unpacked next to the fresh venv and put on its path instead
+(--no-build-isolation); the editable build itself is the one a learner gets. conftest.installed makes one
+such install for the whole test run.
 
 A learner who opens a page's notebook needs a Jupyter kernel too: install() also installs
 requirements-notebooks.txt (ipykernel and what it needs, pinned at the lock's versions), from the same
-wheels, and writes a kernel spec for that venv (KERNELS), which run_notebook() starts with nbclient, Jupyter's own executor.
+wheels, and writes a kernel spec for that venv (KERNELS), which run_notebook() starts with nbclient,
+Jupyter's own executor.
 
 The tests that use it: test_kit_download.py (the archive, the kit's own tests) and test_kit_replay.py (each
 page's notebook, run in the install, its test count included).

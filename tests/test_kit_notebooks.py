@@ -8,6 +8,7 @@ test. test_kit_replay.py runs the same notebooks in a fresh install of the kit d
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 
@@ -40,9 +41,14 @@ def headings(text: str) -> list[tuple[int, str]]:
     return found
 
 
+@functools.cache
+def notebook_text(src_uri: str) -> str:
+    """The page's notebook as the site publishes it (without its place in the course), built once per process."""
+    return notebooks.page_notebook(ROOT, src_uri, PAGES[src_uri].title, "")[0]
+
+
 def book_of(src_uri: str) -> dict:
-    page = PAGES[src_uri]
-    return json.loads(notebooks.page_notebook(ROOT, src_uri, page.title, "")[0])
+    return json.loads(notebook_text(src_uri))
 
 
 def markdown_cells(book: dict) -> list[str]:
@@ -201,8 +207,8 @@ def learner_texts() -> dict[str, str]:
     return {
         # its steps; the module table below them quotes each module's docstring, for a reader with the venv active
         "the kit's README": kit_readme(ROOT, pages, sources, "").split("## What each module teaches")[0],
-        "the kit box": re.sub(r"<[^>]+>", "", (ROOT / "overrides/partials/get-the-kit.html").read_text(encoding="utf-8"))
-        .replace("&amp;", "&"),
+        "the kit box": re.sub(r"<[^>]+>", "", (ROOT / "overrides/partials/get-the-kit.html")
+                              .read_text(encoding="utf-8")).replace("&amp;", "&"),
         "the home page's kit section": home[home.index("## Run the kit yourself"):home.index("## How to run")],
         "a notebook's first cell": markdown_cells(book_of(src))[0],
         "a script's docstring": notebooks.script("T", "W", notebooks.read_page(ROOT, src)).split('"""')[1],
