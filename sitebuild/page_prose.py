@@ -139,6 +139,9 @@ def pieces(markdown: str, blocks: list[Block], outputs: dict[str, str], src_uri:
 
     Raises:
         ValueError: a block's line is not the opening of a fence in markdown, naming the page and block.
+
+    Example: pieces("# T\n\nHi [b](b.md).\n", [], {}, "a/t.md", "", "downloads/pages/a")[0].text == \
+        "Hi [b](../../../a/b/)."
     """
     lines = markdown.splitlines()
     at = {block.line - line_offset - 1: block for block in blocks}
