@@ -203,8 +203,9 @@ def inline_html(diagram: Diagram, svg: str, where: str) -> str:
         diagram: the diagram; svg: its approved drawing; where: the page and diagram, for errors.
 
     Returns:
-        <div class="diagram"> holding the <svg> (role="img", aria-label), then a hint, hidden until the
-        diagram is wider than the column (overrides/main.html shows it).
+        <div class="diagram"> holding the <svg> (role="img", aria-label; data-lines: the source's non-blank
+        lines, which the reading time counts as code), then a hint, hidden until the diagram is wider than the
+        column (overrides/main.html shows it).
 
     Raises:
         DiagramError: see check_svg.
@@ -213,7 +214,8 @@ def inline_html(diagram: Diagram, svg: str, where: str) -> str:
     """
     check_svg(svg, where)
     svg = svg.strip()
-    return (f'<div class="diagram" tabindex="0" data-search-exclude>{svg}</div>'
+    lines = sum(1 for line in diagram.source.splitlines() if line.strip())  # read as code (chrome.py)
+    return (f'<div class="diagram" tabindex="0" data-search-exclude data-lines="{lines}">{svg}</div>'
             '<p class="diagram-scroll-hint" hidden>⟷ The diagram is wider than the screen: scroll it sideways.</p>')
 
 
