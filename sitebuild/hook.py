@@ -55,6 +55,7 @@ from sitebuild import (  # noqa: E402
     approved,
     cache,
     crosslinks,
+    diagrams,
     fences,
     mdoutput,
     nextlink,
@@ -130,6 +131,8 @@ class SiteState:
     wrote: list[str] = field(default_factory=list)  # pages whose blocks wrote into guarded files, this build
     dirty: bool = False  # --dirty: only the pages MkDocs rebuilds are run and verified
     pages: set[str] = field(default_factory=set)  # every page of the build (src_uri), rebuilt or not
+    diagrams: dict[str, diagrams.Diagram] = field(default_factory=dict)  # digest -> every diagram the pages need
+    undrawn: list[diagrams.Diagram] = field(default_factory=list)  # accept mode: those without an approved drawing
 
     def rel(self, path: Path) -> str:
         return path.resolve().relative_to(self.root).as_posix()
@@ -415,6 +418,13 @@ def on_page_content(html_text: str, page, config, files) -> str:
     report.problems.extend(mdoutput.theme_ids(_site.printed_ids) + mdoutput.id_clashes(_site.printed_ids, html_text))
     report.problems.extend(crosslinks.check_page(page.file.src_uri, page.file.content_string, config.nav))
     report.problems.extend(nextlink.check_page(page.file.src_uri, page.file.content_string, config.nav))
+    inlined = diagrams.inline_page(html_text, _site.data_dir)  # each diagram as its approved SVG (diagrams.py)
+    html_text = inlined.html
+    _site.diagrams.update((d.digest, d) for d in inlined.needed)
+    if _site.mode == "accept":  # drawn in on_post_build
+        _site.undrawn.extend(d for d in inlined.needed if not d.svg_path(_site.data_dir).is_file())
+    else:
+        report.problems.extend(inlined.problems)
     for outcome in report.outcomes:
         if outcome.killed:
             left = "it left running when its shell ended" if outcome.block.language == "bash" else \
@@ -426,6 +436,30 @@ def on_page_content(html_text: str, page, config, files) -> str:
     boxes = "".join(render.failure_box("This page failed verification", p) for p in report.page_problems)
     summary = pagenotes.failures_box(report) if _site.mode == "serve" else ""
     return summary + boxes + html_text
+
+
+def _diagram_files(site: SiteState) -> list[str]:
+    """Accept mode: draw the diagrams without an approved drawing and drop the drawings no page needs; return what
+    changed. Otherwise: each drawing no page needs is a problem (not in a --dirty build, which sees some pages)."""
+    changes = []
+    if site.mode == "accept" and site.undrawn:
+        from sitebuild import draw  # Playwright and Chromium: needed only to draw
+
+        try:
+            changes += [f"{site.rel(site.data_dir)}/{diagrams.FOLDER}/{line}" for line in draw.write(site.data_dir,
+                                                                                                   site.undrawn)]
+        except draw.DrawError as error:
+            site.problems.append(f"drawing {len(site.undrawn)} new diagram(s) failed: {error}")
+    if site.dirty or site.interrupted:
+        return changes
+    for path in diagrams.stale(site.data_dir, set(site.diagrams)):
+        if site.mode == "accept":
+            path.unlink()
+            changes.append(f"{site.rel(path)}: removed (no page draws this diagram)")
+        else:
+            site.problems.append(f"{site.rel(path)} is the drawing of a diagram no page holds; run `make accept` to "
+                                 "remove it")
+    return changes
 
 
 def _interrupt(signum: int, stop) -> None:
@@ -481,6 +515,7 @@ def on_post_build(config) -> None:
                 f"{site.rel(path)} holds approved outputs of a page that does not exist; "
                 "run `make accept` to remove it"
             )
+    changes += _diagram_files(site)
     site.problems.extend(_strays(site, config))
     on_pages = [m for r in site.reports.values() for m in r.failures()]
     failures = on_pages + site.problems

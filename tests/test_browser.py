@@ -58,7 +58,7 @@ NO_CHROMIUM = (
 )
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 WAIT_MS = 15_000  # a bound on waiting for diagrams and search results, never an assertion about speed
-MIN_DIAGRAM_SCALE = 0.69  # overrides/main.html keeps a diagram at 70% of its natural size or more
+MIN_DIAGRAM_SCALE = 0.69  # a diagram keeps 70% of its natural size or more (its SVG's min-width, diagrams.py)
 
 
 # The built site, served, and one browser ---------------------------------------------------------------
@@ -210,7 +210,7 @@ def built_figures(site: Path, src_uri: str) -> dict[str, int]:
 
 
 def diagram_count(site: Path, src_uri: str) -> int:
-    return (site / page_url(src_uri) / "index.html").read_text(encoding="utf-8").count('<pre class="mermaid">')
+    return (site / page_url(src_uri) / "index.html").read_text(encoding="utf-8").count('<div class="diagram"')
 
 
 # Checks run inside the page ------------------------------------------------------------------------------
@@ -265,35 +265,11 @@ OPEN_EACH_BOX = """() => [...document.querySelectorAll("article details")].map((
 
 
 def diagrams_as_svg(tab: Tab) -> list[tuple[float, float]]:
-    """(drawn width, natural width) of the SVG in each diagram, found in Material's closed shadow roots via CDP."""
-    session = tab.page.context.new_cdp_session(tab.page)
-    try:
-        document = session.send("DOM.getDocument", {"depth": -1, "pierce": True})["root"]
-        hosts = []
-
-        def walk(node: dict) -> None:
-            attributes = node.get("attributes", [])
-            classes = dict(zip(attributes[::2], attributes[1::2], strict=True)).get("class", "").split()
-            if node.get("nodeName") == "DIV" and "mermaid" in classes:
-                hosts.append(node)
-            for child in node.get("children", []) + node.get("shadowRoots", []):
-                walk(child)
-
-        walk(document)
-        sizes = []
-        for host in hosts:
-            svgs = [c for root in host.get("shadowRoots", []) for c in root.get("children", [])
-                    if c["nodeName"] == "svg"]
-            if not svgs:
-                sizes.append((0.0, 0.0))
-                continue
-            attributes = dict(zip(svgs[0]["attributes"][::2], svgs[0]["attributes"][1::2], strict=True))
-            natural = float(attributes.get("viewBox", "0 0 0 0").split()[2])
-            box = session.send("DOM.getBoxModel", {"backendNodeId": svgs[0]["backendNodeId"]})["model"]
-            sizes.append((float(box["width"]), natural))
-        return sizes
-    finally:
-        session.detach()
+    """(drawn width, natural width) of the inline SVG in each diagram (drawn at build time: sitebuild/diagrams.py)."""
+    return [(d["drawn"], d["natural"]) for d in tab.page.locator("article div.diagram").evaluate_all(
+        """els => els.map(d => { const svg = d.querySelector(':scope > svg');
+            return svg ? {drawn: svg.getBoundingClientRect().width, natural: svg.viewBox.baseVal.width}
+                       : {drawn: 0, natural: 0}; })""")]
 
 
 # The tests ----------------------------------------------------------------------------------------------
@@ -330,13 +306,7 @@ def test_page_renders_cleanly_at_both_widths(tab: Tab, base_url: str, site: Path
     tab.visit(base_url + page_url(src_uri), widths[0])
     page = tab.page
     with screenshot_on_failure(tab, page_url(src_uri)):
-        diagrams = diagram_count(site, src_uri)
-        if diagrams:
-            page.wait_for_function(
-                "() => !document.querySelector('pre.mermaid')"
-                f" && document.querySelectorAll('div.mermaid').length === {diagrams}",
-                timeout=WAIT_MS,
-            )
+        assert page.locator("article div.diagram > svg[role=img][aria-label]").count() == diagram_count(site, src_uri)
         # A click on a box's title opens it (the same click a reader makes, dispatched in the page).
         for box in page.evaluate(OPEN_EACH_BOX):
             assert not box["before"], f"the box {box['title']!r} starts open; answers and checklists start collapsed"
@@ -407,9 +377,9 @@ def test_a_request_to_another_host_is_recorded_and_never_leaves_the_machine(tab:
                                 ("https://example.org/probe", "net::ERR_PROXY_CONNECTION_FAILED")]
 
 
-def test_mermaid_is_loaded_only_on_pages_with_a_diagram(site: Path) -> None:
-    script = CONFIG["extra"]["mermaid"].rsplit("/", 1)[1]
+def test_no_page_loads_mermaid(site: Path) -> None:
     for src in PAGES:
         text = (site / page_url(src) / "index.html").read_text(encoding="utf-8")
-        assert (script in text) == ('<pre class="mermaid">' in text), src
-    assert (site / CONFIG["extra"]["mermaid"]).is_file(), "the vendored Mermaid is published with the site"
+        assert not re.search(r"<script[^>]*mermaid|mermaid\.(initialize|render)", text, re.I), \
+            f"{src} loads Mermaid; its diagrams are inline SVG drawn at build time"
+    assert not list(site.rglob("mermaid*")), "the vendored Mermaid is not published with the site"

@@ -270,13 +270,13 @@ def check_kit_excerpts_are_python_titled_numbered_and_never_wrapped(reader, src_
 def check_diagrams_fit_or_say_they_scroll_and_table_cells_keep_words_whole(reader, site, src_uri) -> None:  # noqa: F811
     """Every diagram fits the width or shows that it scrolls; table cells break between words, never inside."""
     page = reader.page
-    diagrams = (site / page_url(src_uri) / "index.html").read_text(encoding="utf-8").count('<pre class="mermaid">')
-    page.wait_for_function(f"() => document.querySelectorAll('div.mermaid + .diagram-scroll-hint').length === "
+    diagrams = (site / page_url(src_uri) / "index.html").read_text(encoding="utf-8").count('<div class="diagram"')
+    page.wait_for_function(f"() => document.querySelectorAll('div.diagram + .diagram-scroll-hint').length === "
                            f"{diagrams}", timeout=WAIT_MS)
-    page.wait_for_function("() => [...document.querySelectorAll('div.mermaid')].every(d => "
+    page.wait_for_function("() => [...document.querySelectorAll('div.diagram')].every(d => "
                            "d.nextElementSibling.hidden === (d.scrollWidth <= d.clientWidth + 1))",
                            timeout=WAIT_MS)
-    for diagram in page.locator("article div.mermaid").evaluate_all("""els => els.map(d => ({
+    for diagram in page.locator("article div.diagram").evaluate_all("""els => els.map(d => ({
         fits: d.scrollWidth <= d.clientWidth + 1, scrolls: getComputedStyle(d).overflowX,
         hint: !d.nextElementSibling.hidden && d.nextElementSibling.getBoundingClientRect().height > 0}))"""):
         assert diagram["fits"] or (diagram["scrolls"] == "auto" and diagram["hint"]), diagram
