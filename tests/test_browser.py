@@ -5,7 +5,7 @@ every collapsed box (the answers, the pass checklist) collapsed, opening on a cl
 than the viewport, except inside something that scrolls (code, a diagram); on a course page, the
 chrome's figures as the nav says; no serious or critical axe-core violation (WCAG's rules, run by the
 axe-core that axe-playwright-python bundles, from the venv: nothing fetched) at either width in the
-light and in the dark scheme (switched as the reader's system would, without a reload); and at 1280 px
+light and in the dark scheme (switched as the header's toggle does, without a reload); and at 1280 px
 at most 5% of the page's code and output boxes scrolling sideways (the ones that do are named). Then the
 site's search finds a term from each page. What the reader gets besides (the syllabus, the kit box,
 excerpts, progress, the keyboard, notebooks, the phone): test_browser_reader.py.
@@ -15,7 +15,7 @@ Playwright downloads (`.venv/bin/python -m playwright install chromium`). Withou
 fail and say how to get one. A failing page leaves a full-page screenshot in test-results/browser/
 (git-ignored). To stay fast, one browser and one tab serve the whole module, on one built site, and
 each page is loaded once: at one width, then resized to the other, each width seen light and dark by
-switching the emulated colour scheme, with axe-core put into that load once (pages alternate which width
+switching the colour scheme, with axe-core put into that load once (pages alternate which width
 they load at, so both widths are also seen from a fresh load).
 """
 
@@ -344,15 +344,14 @@ def diagrams_as_svg(tab: Tab) -> list[tuple[float, float]]:
 
 
 def use_scheme(tab: Tab, scheme: str) -> None:
-    """Switch the reader's system to light or dark, and wait until Material's scheme follows and settles."""
-    tab.page.emulate_media(color_scheme=scheme)
-    tab.page.wait_for_function("s => document.body.dataset.mdColorScheme === s", arg=SCHEMES[scheme], timeout=WAIT_MS)
+    """Switch the page to light or dark as the header's toggle does (Material sets the body's scheme; it follows
+    the system's setting only on a load), and wait until it settles."""
+    tab.page.evaluate("s => document.body.setAttribute('data-md-color-scheme', s)", SCHEMES[scheme])
     tab.page.wait_for_function(SETTLED, timeout=WAIT_MS)
 
 
 def check_accessible_in_both_schemes(tab: Tab) -> None:
-    """No serious or critical axe-core violation, light and dark, at the tab's width (the scheme switched as the
-    reader's system would switch it: Material follows prefers-color-scheme), then back to light."""
+    """No serious or critical axe-core violation, light and dark, at the tab's width, then back to light."""
     for scheme in SCHEMES:
         use_scheme(tab, scheme)
         violations = serious_violations(tab)

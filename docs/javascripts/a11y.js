@@ -1,5 +1,5 @@
 // What the theme leaves out for keyboard and screen-reader users, added once the page has loaded:
-// - the search dialog gets a name ("Search");
+// - the search dialog gets a name ("Search"), and a task list's checkboxes their item's text;
 // - every code box that scrolls sideways can take keyboard focus (tabindex 0, as WCAG's "scrollable region
 //   focusable" asks) and is named for what it is, so a keyboard user can scroll it with the arrow keys;
 // - "Skip to content" lands on the course chrome above the page's title (the course, chapter, "Mark as
@@ -32,6 +32,16 @@
     });
   }
 
+  // A task list's checkboxes (pymdownx.tasklist: a read-only tick in an empty label) get their item's text
+  // as their name.
+  function nameTicks() {
+    document.querySelectorAll("article .task-list-item > .task-list-control > input").forEach(function (box) {
+      var item = box.closest(".task-list-item").cloneNode(true);
+      item.querySelectorAll("ul, ol").forEach(function (nested) { nested.remove(); });
+      if (!box.hasAttribute("aria-label")) box.setAttribute("aria-label", item.textContent.trim());
+    });
+  }
+
   function skipToChrome() {
     var chrome = document.querySelector("[data-chrome='chrome']");
     var skip = document.querySelector("a.md-skip");
@@ -40,6 +50,7 @@
   }
 
   nameSearch();
+  nameTicks();
   skipToChrome();
   focusableCode();
   window.addEventListener("resize", focusableCode);
