@@ -4,12 +4,9 @@ The syllabus (Material's navigation with each page's minutes, the current page m
 the home page), the "Get the kit" box on each course's first page and the link to it from every page,
 kit excerpts shown as Python with their file and line numbers, progress kept in the browser (Mark as
 read, continue where you left off, the course complete box), diagrams and tables on a phone, and each
-page's notebook and script, and code that fits: on every course page at 1280 px at most 5% of the code
-and output boxes scroll sideways, in code of 12.5 px or more, and at 390 px the page itself never does.
-Each combination of width and colour scheme gets a fresh browser context, so it starts with no stored
-progress (code that fits gets one context, at both widths, light: its boxes are the same in both schemes).
-Text this chrome adds must be legible in both schemes (contrast of at least 4.5:1, WCAG's AA level for
-body text, against the background it sits on).
+page's notebook and script. Each combination of width and colour scheme gets a fresh browser context,
+so it starts with no stored progress. Text this chrome adds must be legible in both schemes (contrast
+of at least 4.5:1, WCAG's AA level for body text, against the background it sits on).
 """
 
 from __future__ import annotations
@@ -29,17 +26,13 @@ from tests.learner import CONFIG, ROOT
 from tests.test_browser import (  # noqa: F401 - base_url, browser and site are fixtures
     CHROME_FIGURE,
     HEIGHT,
-    MAX_SCROLLING_CODE,
     SETTLED,
     WAIT_MS,
-    WIDE,
     WIDTHS,
     Tab,
     base_url,
     browser,
-    diagram_count,
     screenshot_on_failure,
-    scrolling_code,
     site,
 )
 
@@ -389,55 +382,3 @@ def check_the_syllabus_shows_each_page_with_its_minutes_and_marks_this_one(reade
         assert f"{minutes(site, other.src_uri)} min" in link.inner_text()
     page.wait_for_function(SETTLED, timeout=WAIT_MS)
     legible(reader, ".md-sidebar--primary .md-nav__link--active .md-ellipsis >> visible=true")
-
-
-# Code that fits (issue 36) ---------------------------------------------------------------------------------
-
-PHONE = min(WIDTHS)
-MIN_CODE_PX = 12.5  # the smallest computed code font at 1280 px: smaller code to fit is not legible code
-CODE_FONTS = (
-    "() => [...document.querySelectorAll('article pre > code')]"
-    ".map(c => parseFloat(getComputedStyle(c).fontSize))"
-)
-
-
-@pytest.fixture(scope="module")
-def code_reader(browser) -> Iterator[Tab]:  # noqa: F811 - the fixture of test_browser.py
-    """One tab for every course page, at 1280 then 390 px on the same load (the boxes are the same light and dark)."""
-    context = browser.new_context(viewport={"width": WIDE, "height": HEIGHT}, color_scheme="light")
-    context.add_init_script(NO_SEARCH_INDEX)
-    tab = Tab(context.new_page())
-    tab.page.on("console", lambda message: tab.errors.append(message.text) if message.type == "error" else None)
-    tab.page.on("pageerror", lambda error: tab.errors.append(f"uncaught: {error}"))
-    yield tab
-    context.close()
-
-
-@pytest.mark.parametrize("src_uri", [p.src_uri for p in PAGES])
-def test_code_fits_at_1280_and_the_page_never_scrolls_sideways_at_390(code_reader, base_url, site, src_uri):  # noqa: F811
-    """At 1280 px at most MAX_SCROLLING_CODE of the page's code and output boxes (pre > code: shown source and
-    printed output, every answer opened, diagrams drawn) scroll sideways, and no code is under MIN_CODE_PX; at
-    390 px a code box may scroll, the page may not."""
-    tab = code_reader
-    tab.visit(base_url + page_url(src_uri), WIDE)
-    page = tab.page
-    with screenshot_on_failure(tab, f"code-{page_url(src_uri)}"):
-        diagrams = diagram_count(site, src_uri)
-        if diagrams:  # a diagram's source is a pre > code until Mermaid draws it
-            page.wait_for_function("n => !document.querySelector('pre.mermaid')"
-                                   " && document.querySelectorAll('div.mermaid').length === n",
-                                   arg=diagrams, timeout=WAIT_MS)
-        page.evaluate("() => document.querySelectorAll('article details').forEach((box) => { box.open = true; })")
-        page.wait_for_function(SETTLED, timeout=WAIT_MS)
-        count, scrolling = scrolling_code(tab)
-        assert count > 0, "a course page with no code box"
-        assert len(scrolling) <= MAX_SCROLLING_CODE * count, (
-            f"{len(scrolling)} of {count} code and output boxes ({len(scrolling) / count:.0%}) scroll sideways at "
-            f"{WIDE} px:\n" + "\n".join(scrolling))
-        smallest = min(page.evaluate(CODE_FONTS))
-        assert smallest >= MIN_CODE_PX, f"code set at {smallest} px at {WIDE} px, under {MIN_CODE_PX}"
-        page.set_viewport_size({"width": PHONE, "height": HEIGHT})
-        page.wait_for_function(SETTLED, timeout=WAIT_MS)
-        wide = page.evaluate("() => [document.scrollingElement.scrollWidth, window.innerWidth]")
-        assert wide[0] <= wide[1], f"at {PHONE} px the page scrolls sideways: {wide[0]} px wide"
-        assert tab.errors == [], "console errors"
