@@ -69,6 +69,9 @@ SCHEMES = {"light": "default", "dark": "slate"}  # the reader's system setting: 
 BLOCKING_IMPACTS = ("serious", "critical")  # axe-core's two highest impacts; no page may have any
 MAX_SCROLLING_CODE = 0.05  # at most this fraction of a page's code and output boxes scroll sideways at 1280 px
 WIDE = 1280
+MIN_CODE_PX = 12.5  # the smallest computed code font at 1280 px
+CODE_FONTS = ("() => [...document.querySelectorAll('article pre > code')]"
+              ".map(c => parseFloat(getComputedStyle(c).fontSize))")
 
 
 # The built site, served, and one browser ---------------------------------------------------------------
@@ -360,12 +363,15 @@ def check_accessible_in_both_schemes(tab: Tab) -> None:
 
 
 def check_code_fits(tab: Tab) -> None:
-    """At 1280 px, at most MAX_SCROLLING_CODE of the page's code and output boxes scroll sideways."""
+    """At 1280 px, at most MAX_SCROLLING_CODE of the page's code and output boxes scroll sideways, and no code is
+    set under MIN_CODE_PX (code made small enough to fit is not legible code)."""
     count, scrolling = scrolling_code(tab)
     fraction = len(scrolling) / count if count else 0.0
     assert fraction <= MAX_SCROLLING_CODE, (
         f"{len(scrolling)} of {count} code and output boxes ({fraction:.0%}) scroll sideways at {tab.width} px:\n"
         + "\n".join(scrolling))
+    sizes = tab.page.evaluate(CODE_FONTS)
+    assert not sizes or min(sizes) >= MIN_CODE_PX, f"code set at {min(sizes)} px at {tab.width} px, under {MIN_CODE_PX}"
 
 
 def check_layout(tab: Tab, site: Path, src_uri: str) -> None:
