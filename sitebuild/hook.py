@@ -56,6 +56,7 @@ from sitebuild import (  # noqa: E402
     approved,
     cache,
     crosslinks,
+    diagrams,
     fences,
     mdoutput,
     nextlink,
@@ -137,6 +138,8 @@ class SiteState:
     site_dir: Path | None = None  # where the site is built: emptied when the build fails (on_build_error)
     approved: dict[str, tuple[dict[str, str], str]] = field(default_factory=dict)  # src_uri -> approved.read(), as
     # read before any block ran: a block that rewrites data/ (back-dating it) changes nothing the build compares
+    diagrams: dict[str, diagrams.Diagram] = field(default_factory=dict)  # digest -> every diagram the pages need
+    undrawn: list[diagrams.Diagram] = field(default_factory=list)  # accept mode: those without an approved drawing
 
     def rel(self, path: Path) -> str:
         return path.resolve().relative_to(self.root).as_posix()
@@ -444,6 +447,13 @@ def on_page_content(html_text: str, page, config, files) -> str:
     report.problems.extend(mdoutput.theme_ids(_site.printed_ids) + mdoutput.id_clashes(_site.printed_ids, html_text))
     report.problems.extend(crosslinks.check_page(page.file.src_uri, page.file.content_string, config.nav))
     report.problems.extend(nextlink.check_page(page.file.src_uri, page.file.content_string, config.nav))
+    inlined = diagrams.inline_page(html_text, _site.data_dir)  # each diagram as its approved SVG (diagrams.py)
+    html_text = inlined.html
+    _site.diagrams.update((d.digest, d) for d in inlined.needed)
+    if _site.mode == "accept":  # drawn in on_post_build
+        _site.undrawn.extend(d for d in inlined.needed if not d.svg_path(_site.data_dir).is_file())
+    else:
+        report.problems.extend(inlined.problems)
     for outcome in report.outcomes:
         if outcome.killed:
             left = "it left running when its shell ended" if outcome.block.language == "bash" else \
@@ -455,6 +465,30 @@ def on_page_content(html_text: str, page, config, files) -> str:
     boxes = "".join(render.failure_box("This page failed verification", p) for p in report.page_problems)
     summary = pagenotes.failures_box(report) if _site.mode == "serve" else ""
     return summary + boxes + html_text
+
+
+def _diagram_files(site: SiteState) -> list[str]:
+    """Accept mode: draw the diagrams without an approved drawing and drop the drawings no page needs; return what
+    changed. Otherwise: each drawing no page needs is a problem (not in a --dirty build, which sees some pages)."""
+    changes = []
+    if site.mode == "accept" and site.undrawn:
+        from sitebuild import draw  # Playwright and Chromium: needed only to draw
+
+        try:
+            changes += [f"{site.rel(site.data_dir)}/{diagrams.FOLDER}/{line}" for line in draw.write(site.data_dir,
+                                                                                                   site.undrawn)]
+        except draw.DrawError as error:
+            site.problems.append(f"drawing {len(site.undrawn)} new diagram(s) failed: {error}")
+    if site.dirty or site.interrupted:
+        return changes
+    for path in diagrams.stale(site.data_dir, set(site.diagrams)):
+        if site.mode == "accept":
+            path.unlink()
+            changes.append(f"{site.rel(path)}: removed (no page draws this diagram)")
+        else:
+            site.problems.append(f"{site.rel(path)} is the drawing of a diagram no page holds; run `make accept` to "
+                                 "remove it")
+    return changes
 
 
 def _interrupt(signum: int, stop) -> None:
@@ -516,6 +550,7 @@ def on_post_build(config) -> None:
                 f"{site.rel(path)} holds approved outputs of a page that does not exist; "
                 "run `make accept` to remove it"
             )
+    changes += _diagram_files(site)
     site.problems.extend(_strays(site, config))
     if site.mode != "accept":
         site.problems.extend(_approved_changed(site))
