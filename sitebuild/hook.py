@@ -35,6 +35,7 @@ import re
 import shutil
 import signal
 import sys
+import sysconfig
 import tempfile
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -63,6 +64,7 @@ from sitebuild import (  # noqa: E402
     pagenotes,
     reads,
     render,
+    sandbox,
 )
 from sitebuild.blocks import Block, BlockError, front_matter_lines, page_blocks  # noqa: E402
 from sitebuild.guard import WROTE, WriteGuard, suspects  # noqa: E402
@@ -75,6 +77,7 @@ log = get_plugin_logger("verified-blocks")
 MODE_ENV = "SITEBUILD_MODE"
 DIRTY_ENV = "SITEBUILD_DIRTY"  # "1" while the MkDocs command runs with --dirty (set by on_startup)
 MODES = ("build", "serve", "accept")
+DEFAULT_MEMORY = 4096  # MB of address space a process of a page may take (extra.block_memory)
 MARKER = re.compile(r"<!-- sitebuild block \S+ -->")
 
 
@@ -131,6 +134,10 @@ class SiteState:
     wrote: list[str] = field(default_factory=list)  # pages whose blocks wrote into guarded files, this build
     dirty: bool = False  # --dirty: only the pages MkDocs rebuilds are run and verified
     pages: set[str] = field(default_factory=set)  # every page of the build (src_uri), rebuilt or not
+    memory: int = 0  # MB of address space each process of a page may take (extra.block_memory; 0: no limit)
+    site_dir: Path | None = None  # where the site is built: emptied when the build fails (on_build_error)
+    approved: dict[str, tuple[dict[str, str], str]] = field(default_factory=dict)  # src_uri -> approved.read(), as
+    # read before any block ran: a block that rewrites data/ (back-dating it) changes nothing the build compares
     diagrams: dict[str, diagrams.Diagram] = field(default_factory=dict)  # digest -> every diagram the pages need
     undrawn: list[diagrams.Diagram] = field(default_factory=list)  # accept mode: those without an approved drawing
 
@@ -155,19 +162,20 @@ class SiteState:
             done.set_result((stored, None, None))
             return PagePlan(markdown, blocks, problems, done, reused=True)
         twice = self.mode == "accept"
-        run = self.pool.submit(_run_page, blocks, self.root, page_path, self.timeout, twice, self.guard, self.tracer)
+        run = self.pool.submit(_run_page, blocks, self.root, page_path, self.timeout, twice, self.guard, self.tracer,
+                               self.memory)
         return PagePlan(markdown, blocks, problems, run, cache_key=key)
 
 
 def _run_page(blocks: list[Block], root: Path, page: str, timeout: float, twice: bool, guard: WriteGuard | None,
-              tracer: str | None):
+              tracer: str | None, memory: int = 0):
     """A pool task: run a page's blocks once (twice in accept mode, one run after the other); with tracer, the
     first run records what it read (reads.py). Returns (results, second results or None, reads or None)."""
     with tempfile.TemporaryDirectory(prefix="sitebuild-reads-") as records:
         trace = (tracer, Path(records)) if tracer else None
-        first = run_blocks(blocks, root, page, timeout, guard=guard, trace=trace)
+        first = run_blocks(blocks, root, page, timeout, guard=guard, trace=trace, memory=memory)
         read = reads.paths(Path(records)) if trace else None
-    return first, (run_blocks(blocks, root, page, timeout, guard=guard) if twice else None), read
+    return first, (run_blocks(blocks, root, page, timeout, guard=guard, memory=memory) if twice else None), read
 
 
 WRITES_FILE = "writes.json"  # in the serve cache: the pages whose blocks wrote into guarded files last rebuild
@@ -240,6 +248,19 @@ def _strays(site: SiteState, config) -> list[str]:
     return problems
 
 
+def _approved_changed(site: SiteState) -> list[str]:
+    """An approved file whose content differs from what the build read before any block ran: a block rewrote it
+    (its mtime and size may be put back; its content cannot be)."""
+    problems = []
+    for src_uri, before in sorted(site.approved.items()):
+        path = approved.approved_path(site.data_dir, src_uri)
+        if approved.read(path, site.rel(path)) != before:
+            problems.append(f"{site.rel(path)} changed while the blocks ran (by content, whatever its time and size "
+                            "say): a block wrote into it. Approved outputs change only through `make accept`; "
+                            "`git diff data/` shows what was written")
+    return problems
+
+
 def _remove(path: Path) -> None:
     """Remove a file, a link (never what it points to) or a folder with all it holds."""
     if path.is_dir() and not path.is_symlink():
@@ -299,7 +320,8 @@ def on_config(config):
     if not isinstance(inputs, list) or not all(isinstance(i, str) and i and not i.startswith("/") for i in inputs):
         raise PluginError(f"mkdocs.yml extra.block_inputs={inputs!r}: expected a list of paths relative to mkdocs.yml")
     _site = SiteState(mode, root, Path(config.docs_dir).resolve(), root / "data", float(timeout), jobs, inputs,
-                      dirty=os.environ.get(DIRTY_ENV) == "1")
+                      dirty=os.environ.get(DIRTY_ENV) == "1", site_dir=Path(config.site_dir),
+                      memory=_number(config, "block_memory", DEFAULT_MEMORY, 0, 1 << 20, whole=True))
     if mode == "serve":
         config.strict = False  # serving goes on through failures; they show on the page instead
         _site.warnings = pagenotes.watch_mkdocs_warnings()
@@ -311,20 +333,27 @@ def on_files(files, config):
     site = _site
     fences.install(config.mdx_configs)  # after every plugin's on_config, markdown-exec's included
     site.make_markdown = fences.site_markdown(config.markdown_extensions, config.mdx_configs)
+    if line := sandbox.announce() if site.mode == "serve" else sandbox.status()[1]:  # serve: its first build only
+        log.info(line)
     site.pool = PagePool(site.jobs, on_interrupt=_interrupt)  # SIGINT, SIGTERM: _interrupt, until every page ran
     site.cache = cache.OutputCache(site.root / cache.FOLDER)  # every build stores what passed, so serve starts warm
     site.environment = cache.environment_digest(site.root, site.inputs, site.timeout)
     site.snapshot = Inputs(site.root, site.inputs)
+    if site.snapshot.skipped:
+        log.info(f"block inputs: listed, not read: {', '.join(site.snapshot.skipped)}")
     # Serve's runs record what they read (reads.py); a build's are stored under the key of every input (tracing
     # costs CPU, and `make site` and `make test` run every page anyway); SITEBUILD_TRACE=0 turns it off.
     site.tracer = reads.tracer() if site.mode == "serve" and os.environ.get(reads.TRACE_ENV) != "0" else None
     site.reuse = site.mode == "serve" or os.environ.get(cache.REUSE_ENV) == "1"
-    site.guard = WriteGuard(site.root, _protected(config, site.root, site.data_dir, site.inputs))
+    site.guard = WriteGuard(site.root, _protected(config, site.root, site.data_dir, site.inputs),
+                            startup=sorted({Path(sysconfig.get_paths()[k]) for k in ("purelib", "platlib")}))
     site.files = files
     site.before = set(_site_entries(Path(config.site_dir).resolve()))  # what MkDocs' clean left, if anything
     todo = []
     for file in files.documentation_pages():
         site.pages.add(file.src_uri)
+        approved_file = approved.approved_path(site.data_dir, file.src_uri)  # read before any block runs: what
+        site.approved[file.src_uri] = approved.read(approved_file, site.rel(approved_file))  # a block writes there
         if site.dirty and not file.is_modified():
             continue  # MkDocs does not rebuild it (see _populate_page), so it is neither run nor verified
         try:
@@ -355,7 +384,7 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
     site.destinations[src_uri] = page.file.abs_dest_path
     site.current, site.rendered, site.printed_ids = report, 0, []
     report.problems.extend(plan.problems)
-    approved_outputs, file_problem = approved.read(approved_file, report.approved_file)
+    approved_outputs, file_problem = site.approved.get(src_uri) or approved.read(approved_file, report.approved_file)
     if file_problem:
         report.problems.append(file_problem)
     results, second = plan.results()
@@ -473,6 +502,10 @@ def on_build_error(error) -> None:
     if _site is not None and _site.pool is not None:
         _site.pool.abandon()  # the build failed: its running blocks are killed, not waited for
     fences.set_handler(None)
+    site = _site
+    if site is not None and site.mode == "build" and site.site_dir is not None and any(_site_entries(site.site_dir)):
+        _empty(site.site_dir)  # every failure, strict mode's warnings included: a failed build publishes nothing
+        log.error(f"The site folder {site.site_dir.name}/ was emptied: a failed build publishes nothing.")
 
 
 def on_shutdown() -> None:
@@ -480,6 +513,8 @@ def on_shutdown() -> None:
     MkDocs' CLI. Not in serve, where Ctrl-C is how one stops the server: MkDocs ends it as ever."""
     if _site is not None and _site.pool is not None:
         _site.pool.abandon()  # after close(), nothing is left to do
+        if _site.interrupted and _site.mode == "build" and _site.site_dir is not None:
+            _empty(_site.site_dir)  # an interrupted build failed too: half a site is not published
         if _site.interrupted and _site.mode != "serve":
             raise SystemExit(_site.interrupted)
 
@@ -517,6 +552,8 @@ def on_post_build(config) -> None:
             )
     changes += _diagram_files(site)
     site.problems.extend(_strays(site, config))
+    if site.mode != "accept":
+        site.problems.extend(_approved_changed(site))
     on_pages = [m for r in site.reports.values() for m in r.failures()]
     failures = on_pages + site.problems
     for problem in site.problems:

@@ -4,8 +4,8 @@ A learner who would rather not paste a page's blocks one by one downloads them. 
 page: its prose as Markdown cells, in page order (page_prose.py turns MkDocs-only syntax into plain
 Markdown, links to the published pages), between the code cells of the blocks whose source the page shows
 (show="all", the ones a reader can copy), with the code as the page shows it (lines marked
-`# markdown-exec: hide` left out). A python block becomes a code cell, a bash block a `%%bash` cell
-(IPython's cell magic: the cell runs in bash, from the notebook's folder); each cell carries the page's
+`# markdown-exec: hide` left out). A python block becomes a code cell, a bash block a `%%script bash -e -o pipefail`
+cell (IPython's %%bash with the page's shell options, from the notebook's folder); each cell carries the page's
 approved output (data/) as its output, so the notebook opens showing what the page shows. An exercise's
 answer comes after its prompt, as on the page, under a Markdown cell naming it ("Answer: Easy"), and its
 cells are collapsed (cell metadata jupyter.source_hidden and outputs_hidden, tag "answer"). The script holds
@@ -137,14 +137,15 @@ def page_notebook(root: Path, src_uri: str, title: str, where: str, site_url: st
 
 
 def cell_source(block: Block) -> str:
-    """A block's code as a notebook cell: python as it is, bash under `%%bash` (tolerating a failure when the
-    block is meant to fail, returncode other than 0).
+    """A block's code as a notebook cell: python as it is, bash under `%%script bash -e -o pipefail` (IPython's
+    %%bash with the page's shell options, so a cell stops where the page's block stops; tolerating a failure
+    when the block is meant to fail, returncode other than 0).
 
-    Example: cell_source(Block(1, 1, "bash", "ls")) == "%%bash\\nls"
+    Example: cell_source(Block(1, 1, "bash", "ls")) == "%%script bash -e -o pipefail\\nls"
     """
     if block.language == "python":
         return block.code
-    magic = "%%bash --no-raise-error" if block.returncode else "%%bash"
+    magic = f"%%script {'--no-raise-error ' if block.returncode else ''}bash -e -o pipefail"
     return f"{magic}\n{block.code}"
 
 
@@ -155,8 +156,8 @@ INTRO = ("{where}The EvidenceDesk course's page as a notebook: its text, and eac
          "(the exact versions the page's outputs were made with) and "
          "`.venv/bin/python -m ipykernel install --user --name evidencedesk-kit --env PATH \"$PWD/.venv/bin:$PATH\"`; "
          "pick the `evidencedesk-kit` kernel and run the cells in order: the Python cells share one session, and "
-         "the `%%bash` cells run from that folder. The answers to the exercises are collapsed under their "
-         "exercises: try each one first.")
+         "the Bash cells (`%%script bash -e -o pipefail`) run from that folder. The answers to the exercises "
+         "are collapsed under their exercises: try each one first.")
 ANSWER_NOTE = ("The answer to the exercise above: its cells are collapsed (the bar at their left, or the "
                "\u201cexpand\u201d control of your notebook, opens them). Try the exercise first.")
 ANSWER_METADATA = {"tags": ["answer"], "jupyter": {"source_hidden": True, "outputs_hidden": True}}
