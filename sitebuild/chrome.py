@@ -41,6 +41,9 @@ WORDS_PER_MINUTE = 238  # prose; Brysbaert 2019, see the module docstring
 LINES_PER_MINUTE = 40  # code and output; our own estimate
 
 PRE = re.compile(r"<pre\b.*?</pre>", re.S | re.I)
+# A diagram (inline SVG, sitebuild/diagrams.py) is read as its Mermaid source: data-lines lines of code.
+DIAGRAM = re.compile(r'<div class="diagram"[^>]*data-lines="(\d+)"[^>]*>.*?</svg></div>(<p class="diagram-scroll-hint"'
+                     r"[^>]*>.*?</p>)?", re.S)
 NOT_PROSE = re.compile(r'<span class="filename">.*?</span>|<a class="headerlink"[^>]*>.*?</a>', re.S)
 TAG = re.compile(r"<[^>]+>")
 WORD = re.compile(r"\w")
@@ -70,11 +73,13 @@ def reading_counts(page_html: str) -> ReadingCounts:
 
     Returns:
         ReadingCounts: words outside <pre> elements (tags, box labels and permalinks left out; a word
-        is a run of non-space characters holding a letter or digit), and non-blank lines inside them.
+        is a run of non-space characters holding a letter or digit), and non-blank lines inside them and
+        in each diagram's Mermaid source (its data-lines; the drawing's labels are not prose).
 
     Example: reading_counts("<p>Two words</p><pre><code>a\\n\\nb</code></pre>") == ReadingCounts(2, 2)
     """
-    code_lines = 0
+    code_lines = sum(int(lines) for lines, _ in DIAGRAM.findall(page_html))
+    page_html = DIAGRAM.sub(" ", page_html)
     for block in PRE.findall(page_html):
         code_lines += sum(1 for line in html.unescape(TAG.sub("", block)).splitlines() if line.strip())
     text = html.unescape(TAG.sub(" ", NOT_PROSE.sub(" ", PRE.sub(" ", page_html))))

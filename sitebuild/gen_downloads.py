@@ -4,11 +4,14 @@ The archive unpacks into `evidencedesk-kit/`, a small project of its own:
 - README.md: how to install the kit and run its tests and a page's examples, and what each module
   teaches, with links to the pages that teach it (built from the nav and the pages, see kit_readme);
 - LICENSE: the repo's licence file;
+- requirements.txt and requirements-notebooks.txt: the exact versions of requirements.lock for everything the
+  kit, its tests and a notebook's kernel need (kit_pins.py), as the pages' outputs depend on them;
 - pyproject.toml: the kit's own project (its package, its test extra, pytest's settings), made from
   the repo's pyproject.toml without the site's tools (see kit_pyproject);
 - kit/: the package, its data and its tests: exactly the files git tracks under kit/, and nothing
   that merely lies there (see kit_files.py, which also fails the build on anything that looks like a secret).
-A learner unpacks it, runs `pip install -e ".[test]"` and `python -m pytest kit/tests`. The archive
+A learner unpacks it, runs `python3 -m venv .venv`, `.venv/bin/python -m pip install -r requirements.txt -e ".[test]"`
+and `.venv/bin/python -m pytest kit/tests` (README.md's steps, which work on a stock Debian or Ubuntu). The archive
 is the same on every machine: files in sorted order, one fixed timestamp and fixed permissions.
 
 Left out: a wheel or sdist of the kit. The kit reads its data from kit/data next to the package,
@@ -33,6 +36,7 @@ if str(ROOT) not in sys.path:  # mkdocs-gen-files runs this file by path
 
 from sitebuild.coursenav import CoursePage, course_pages, page_url  # noqa: E402
 from sitebuild.kit_files import check_secrets, report, select_kit_files  # noqa: E402
+from sitebuild.kit_pins import kit_requirements  # noqa: E402
 
 FIXED_TIME = (2026, 1, 1, 0, 0, 0)  # zip stores no time zone; a constant keeps the archive reproducible
 FOLDER = "evidencedesk-kit"
@@ -180,7 +184,8 @@ def kit_pyproject(repo_pyproject: str) -> str:
     pytest_options["testpaths"] = ["kit/tests"]  # the site's own tests are not in the download
     header = (
         "# The EvidenceDesk teaching kit: the package evidencedesk (kit/evidencedesk), its synthetic data\n"
-        "# (kit/data, read in place, so install it editable: pip install -e \".[test]\") and its tests (kit/tests).\n\n"
+        "# (kit/data, read in place, so install it editable, as README.md says) and its tests (kit/tests).\n"
+        "# requirements.txt pins the exact versions the course's outputs were made with.\n\n"
     )
     return header + toml_text(
         {
@@ -228,7 +233,8 @@ def kit_archive(root: Path, extra: dict[str, bytes] | None = None, files: list[P
 
 
 def kit_download(root: Path, nav: list | None, docs_dir: Path, site_url: str) -> bytes:
-    """The download, downloads/evidencedesk-kit.zip: the kit with its README, LICENSE and pyproject.toml.
+    """The download, downloads/evidencedesk-kit.zip: the kit with its README, LICENSE, pyproject.toml and
+    pinned requirements (kit_pins.kit_requirements, from root/requirements.lock).
 
     Args:
         root: the repo root; nav: the nav of mkdocs.yml; docs_dir: the pages' folder;
@@ -239,6 +245,7 @@ def kit_download(root: Path, nav: list | None, docs_dir: Path, site_url: str) ->
 
     Raises:
         PluginError: see kit_archive (a secret-looking file, a link out of kit/).
+        kit_pins.PinError: the lock lacks a version of something the kit needs, or .venv is not the lock's.
     """
     selection = select_kit_files(root)
     report(selection)
@@ -246,10 +253,13 @@ def kit_download(root: Path, nav: list | None, docs_dir: Path, site_url: str) ->
     sources = {
         p.src_uri: (docs_dir / p.src_uri).read_text(encoding="utf-8") for p in pages if (docs_dir / p.src_uri).is_file()
     }
+    project = kit_pyproject((root / "pyproject.toml").read_text(encoding="utf-8"))
+    pins = kit_requirements(tomllib.loads(project), (root / "requirements.lock").read_text(encoding="utf-8"))
     extra = {
         "README.md": kit_readme(root, pages, sources, site_url, selection.files).encode(),
         "LICENSE": (root / "LICENSE").read_bytes(),
-        "pyproject.toml": kit_pyproject((root / "pyproject.toml").read_text(encoding="utf-8")).encode(),
+        "pyproject.toml": project.encode(),
+        **{name: text.encode() for name, text in pins.items()},
     }
     return kit_archive(root, extra, selection.files)
 

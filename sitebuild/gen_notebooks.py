@@ -1,6 +1,6 @@
 """mkdocs-gen-files script: every course page's notebook and script, under downloads/pages/ (notebooks.py).
 
-Made from the page's shown blocks and its approved outputs in data/, at build time, so they cannot drift
+Made from the page's prose, its shown blocks and its approved outputs in data/, at build time, so they cannot drift
 from the page; the course chrome links them (chrome.py). A page that shows no block gets neither.
 """
 
@@ -18,25 +18,30 @@ from sitebuild.blocks import BlockError  # noqa: E402
 from sitebuild.coursenav import course_pages  # noqa: E402
 
 
-def write_all(root: Path, nav: list, names: dict[str, str], open_file) -> list[str]:
+def write_all(root: Path, nav: list, names: dict[str, str], open_file, site_url: str = "") -> list[str]:
     """Write each course page's notebook and script with open_file(path, mode); return the paths written.
 
+    Args:
+        root: the repo root; nav: mkdocs.yml's nav; names: each course's name by its nav section;
+        open_file: open(path, mode) of the site's files; site_url: mkdocs.yml's site_url ("" when unset),
+        the address the notebooks' links to pages start with.
+
     A page whose blocks cannot be read is skipped: the build itself fails on it, naming the block.
+    Example: write_all(ROOT, config["nav"], {}, open)  # writes under the current folder
     """
     written = []
     for page in course_pages(nav):
         if not (root / "docs" / page.src_uri).is_file():
             continue
+        where = f"{names.get(page.course, page.course)}, page {page.number} of {page.count}"
         try:
-            blocks = notebooks.read_page(root, page.src_uri)
+            book, blocks = notebooks.page_notebook(root, page.src_uri, page.title, where, site_url)
         except (BlockError, ValueError):
             continue
         if not blocks:
             continue
-        where = f"{names.get(page.course, page.course)}, page {page.number} of {page.count}"
         for path, text in zip(notebooks.download_paths(page.src_uri),
-                              (notebooks.notebook(page.title, where, blocks),
-                               notebooks.script(page.title, where, blocks)),
+                              (book, notebooks.script(page.title, where, blocks)),
                               strict=True):
             with open_file(path, "w") as out:
                 out.write(text)
@@ -50,7 +55,7 @@ def main() -> None:
 
     config = mkdocs_gen_files.config
     write_all(Path(config.config_file_path).resolve().parent, config.nav, config.extra.get("courses") or {},
-              mkdocs_gen_files.open)
+              mkdocs_gen_files.open, config.site_url or "")
 
 
 if __name__ == "<run_path>":  # run by mkdocs-gen-files (runpy.run_path); importing it builds nothing

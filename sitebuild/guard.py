@@ -1,13 +1,17 @@
 """A block never changes what the build reads or `make serve` watches: catch the one that does, and name it.
 
 The protected files are the pages, the approved outputs, mkdocs.yml, the folders `make serve` watches and
-the block inputs. A block that writes there (a python block appending to kit/data/, a tool keeping its
+the block inputs, and the `.pth` files of the venv's site-packages, whose import lines Python runs at every
+start (a block that adds one runs its code inside the next build: the guard removes a new one).
+A block that writes there (a python block appending to kit/data/, a tool keeping its
 cache under kit/) makes the next build differ from this one, and under `make serve` it starts a rebuild
 that runs the block again, forever. The tools the site runs keep their caches elsewhere
 (runner.scratch_env); this guard catches whatever still writes.
 
-Each block runs in a window: the protected files are listed (path, kind, mtime, size, inode) when it
-starts and again when it ends, and whatever differs changed while it ran. Pages run in parallel, so a
+Each block runs in a window: the protected files are listed (path, kind, mtime, size, inode, ctime) when it
+starts and again when it ends, and whatever differs changed while it ran (the change time too, which a write
+that puts the old mtime back cannot reset; hook.py also compares the approved files by content at the end).
+Pages run in parallel, so a
 change can fall in several windows; the file's own time (its mtime, or its folder's for a deletion)
 narrows it to the windows that were open then. Each block that saw the change fails, and where other
 windows were open then, its message names them too ("or ..."); block_jobs: 1 tells which.
@@ -18,6 +22,7 @@ block's too (the next build, which the save starts, clears it).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import threading
@@ -58,19 +63,28 @@ class WriteGuard:
 
     root: Path
     protected: list[Path]
+    startup: list[Path] = field(default_factory=list)  # folders whose *.pth files Python runs at start (site-packages)
     own: set[str] = field(default_factory=set)  # paths the build itself writes (accept's approved files)
     windows: list[Window] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def listing(self) -> dict[str, tuple[str, int, int, int]]:
-        """Every protected file and folder: path relative to the root -> (kind, mtime_ns, size, inode)."""
-        found: dict[str, tuple[str, int, int, int]] = {}
+        """Every protected file and folder: path relative to the root -> (kind, mtime_ns, size, inode, ctime_ns)."""
+        found: dict[str, tuple[str, int, int, int, int]] = {}
         for top in self.protected:
-            name = top.relative_to(self.root).as_posix() if top.is_relative_to(self.root) else str(top)
+            name = _name(self.root, top)
             try:
                 _entry(found, name, str(top), os.lstat(top))
             except OSError:
                 continue  # not there (yet): the next listing says when it comes
+        for folder in self.startup:  # only its *.pth files: Python runs their import lines at every start
+            try:
+                entries = [e for e in os.scandir(folder) if e.name.endswith(".pth")]
+            except OSError:
+                continue
+            for entry in entries:
+                with contextlib.suppress(OSError):
+                    _entry(found, _name(self.root, Path(entry.path)), entry.path, entry.stat(follow_symlinks=False))
         return found
 
     def start(self, who: str) -> tuple[Window, dict]:
@@ -96,6 +110,13 @@ class WriteGuard:
                 # differs, something was made and removed there while the block ran (a lock or temporary file).
                 if not any(os.path.dirname(p) == path for p in differ):
                     changes.append(Change(path + "/", "a file made and removed in it", new[1]))
+                continue
+            if path.endswith(".pth") and any(path.startswith(_name(self.root, f) + "/") for f in self.startup):
+                if old is None:  # its lines would run inside the next build: taken out now
+                    with contextlib.suppress(OSError):
+                        os.unlink(path if os.path.isabs(path) else self.root / path)
+                changes.append(Change(path, "a Python start-up file, " + ("created; removed" if old is None else
+                                                                          "changed or removed"), window.end))
                 continue
             if new is None:
                 parent = after.get(os.path.dirname(path))
@@ -130,7 +151,8 @@ def suspects(guard: WriteGuard, stamp: int) -> list[str]:
 def _entry(found: dict, name: str, path: str, st: os.stat_result) -> None:
     """List one path (and, for a folder, everything under it, links not followed) into found."""
     folder = stat.S_ISDIR(st.st_mode)
-    found[name] = ("folder" if folder else "file", st.st_mtime_ns, st.st_size, st.st_ino)
+    # ctime too: a write that puts the old mtime back (os.utime) cannot put back the change time
+    found[name] = ("folder" if folder else "file", st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
     if folder:
         try:
             entries = list(os.scandir(path))
@@ -141,6 +163,11 @@ def _entry(found: dict, name: str, path: str, st: os.stat_result) -> None:
                 _entry(found, f"{name}/{entry.name}", entry.path, entry.stat(follow_symlinks=False))
             except OSError:
                 continue  # gone between the scan and the stat: the next listing says so
+
+
+def _name(root: Path, path: Path) -> str:
+    """A protected path as messages name it: relative to the root when inside it, else absolute."""
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
 
 
 def _open_at(window: Window, stamp: int) -> bool:

@@ -35,6 +35,7 @@ import re
 import shutil
 import signal
 import sys
+import sysconfig
 import tempfile
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -56,6 +57,7 @@ from sitebuild import (  # noqa: E402
     audit,
     cache,
     crosslinks,
+    diagrams,
     fences,
     mdoutput,
     nextlink,
@@ -63,6 +65,7 @@ from sitebuild import (  # noqa: E402
     pagenotes,
     reads,
     render,
+    sandbox,
 )
 from sitebuild.blocks import Block, BlockError, front_matter_lines, page_blocks  # noqa: E402
 from sitebuild.guard import WROTE, WriteGuard, suspects  # noqa: E402
@@ -75,6 +78,7 @@ log = get_plugin_logger("verified-blocks")
 MODE_ENV = "SITEBUILD_MODE"
 DIRTY_ENV = "SITEBUILD_DIRTY"  # "1" while the MkDocs command runs with --dirty (set by on_startup)
 MODES = ("build", "serve", "accept")
+DEFAULT_MEMORY = 4096  # MB of address space a process of a page may take (extra.block_memory)
 MARKER = re.compile(r"<!-- sitebuild block \S+ -->")
 
 
@@ -136,6 +140,12 @@ class SiteState:
     dirty: bool = False  # --dirty: only the pages MkDocs rebuilds are run and verified
     pages: set[str] = field(default_factory=set)  # every page of the build (src_uri), rebuilt or not
     unknown_reads: list[str] = field(default_factory=list)  # "page (why)" of each stored run whose reads are unknown
+    memory: int = 0  # MB of address space each process of a page may take (extra.block_memory; 0: no limit)
+    site_dir: Path | None = None  # where the site is built: emptied when the build fails (on_build_error)
+    approved: dict[str, tuple[dict[str, str], str]] = field(default_factory=dict)  # src_uri -> approved.read(), as
+    # read before any block ran: a block that rewrites data/ (back-dating it) changes nothing the build compares
+    diagrams: dict[str, diagrams.Diagram] = field(default_factory=dict)  # digest -> every diagram the pages need
+    undrawn: list[diagrams.Diagram] = field(default_factory=list)  # accept mode: those without an approved drawing
 
     def rel(self, path: Path) -> str:
         return path.resolve().relative_to(self.root).as_posix()
@@ -158,24 +168,25 @@ class SiteState:
             done.set_result((stored, None, None, ""))
             return PagePlan(markdown, blocks, problems, done, reused=True)
         twice = self.mode == "accept"
-        run = self.pool.submit(_run_page, blocks, self.root, page_path, self.timeout, twice, self.guard, self.tracer)
+        run = self.pool.submit(_run_page, blocks, self.root, page_path, self.timeout, twice, self.guard, self.tracer,
+                               self.memory)
         return PagePlan(markdown, blocks, problems, run, cache_key=key)
 
 
 def _run_page(blocks: list[Block], root: Path, page: str, timeout: float, twice: bool, guard: WriteGuard | None,
-              tracer: str | None):
+              tracer: str | None, memory: int = 0):
     """A pool task: run a page's blocks once (twice in accept mode, one run after the other); with tracer, the
     first run records what it read (audit.py, or strace: reads.py). Returns (results, second results or None, reads
     or None, and when reads are None although recorded, why)."""
     with tempfile.TemporaryDirectory(prefix="sitebuild-reads-") as records:
         trace = (tracer, Path(records)) if tracer else None
-        first = run_blocks(blocks, root, page, timeout, guard=guard, trace=trace)
+        first = run_blocks(blocks, root, page, timeout, guard=guard, trace=trace, memory=memory)
         if tracer == audit.AUDIT:
             read, unknown = audit.paths(Path(records))
         else:
             read = reads.paths(Path(records)) if trace else None
             unknown = "strace's record of it is incomplete" if trace and read is None else ""
-    return first, (run_blocks(blocks, root, page, timeout, guard=guard) if twice else None), read, unknown
+    return first, (run_blocks(blocks, root, page, timeout, guard=guard, memory=memory) if twice else None), read, unknown
 
 
 WRITES_FILE = "writes.json"  # in the serve cache: the pages whose blocks wrote into guarded files last rebuild
@@ -248,6 +259,19 @@ def _strays(site: SiteState, config) -> list[str]:
     return problems
 
 
+def _approved_changed(site: SiteState) -> list[str]:
+    """An approved file whose content differs from what the build read before any block ran: a block rewrote it
+    (its mtime and size may be put back; its content cannot be)."""
+    problems = []
+    for src_uri, before in sorted(site.approved.items()):
+        path = approved.approved_path(site.data_dir, src_uri)
+        if approved.read(path, site.rel(path)) != before:
+            problems.append(f"{site.rel(path)} changed while the blocks ran (by content, whatever its time and size "
+                            "say): a block wrote into it. Approved outputs change only through `make accept`; "
+                            "`git diff data/` shows what was written")
+    return problems
+
+
 def _remove(path: Path) -> None:
     """Remove a file, a link (never what it points to) or a folder with all it holds."""
     if path.is_dir() and not path.is_symlink():
@@ -307,7 +331,8 @@ def on_config(config):
     if not isinstance(inputs, list) or not all(isinstance(i, str) and i and not i.startswith("/") for i in inputs):
         raise PluginError(f"mkdocs.yml extra.block_inputs={inputs!r}: expected a list of paths relative to mkdocs.yml")
     _site = SiteState(mode, root, Path(config.docs_dir).resolve(), root / "data", float(timeout), jobs, inputs,
-                      dirty=os.environ.get(DIRTY_ENV) == "1")
+                      dirty=os.environ.get(DIRTY_ENV) == "1", site_dir=Path(config.site_dir),
+                      memory=_number(config, "block_memory", DEFAULT_MEMORY, 0, 1 << 20, whole=True))
     if mode == "serve":
         config.strict = False  # serving goes on through failures; they show on the page instead
         _site.warnings = pagenotes.watch_mkdocs_warnings()
@@ -319,21 +344,28 @@ def on_files(files, config):
     site = _site
     fences.install(config.mdx_configs)  # after every plugin's on_config, markdown-exec's included
     site.make_markdown = fences.site_markdown(config.markdown_extensions, config.mdx_configs)
+    if line := sandbox.announce() if site.mode == "serve" else sandbox.status()[1]:  # serve: its first build only
+        log.info(line)
     site.pool = PagePool(site.jobs, on_interrupt=_interrupt)  # SIGINT, SIGTERM: _interrupt, until every page ran
     site.cache = cache.OutputCache(site.root / cache.FOLDER)  # every build stores what passed, so serve starts warm
     site.environment = cache.environment_digest(site.root, site.inputs, site.timeout)
     site.snapshot = Inputs(site.root, site.inputs)
+    if site.snapshot.skipped:
+        log.info(f"block inputs: listed, not read: {', '.join(site.snapshot.skipped)}")
     # Every run but accept's records what it read (audit.py; SITEBUILD_TRACE=strace: strace, reads.py; 0: off).
     trace = os.environ.get(reads.TRACE_ENV, audit.AUDIT)
     site.tracer = (None if site.mode == "accept" or trace == "0"
                    else reads.tracer() if trace == "strace" else audit.AUDIT)
     site.reuse = site.mode == "serve" or os.environ.get(cache.REUSE_ENV) == "1"
-    site.guard = WriteGuard(site.root, _protected(config, site.root, site.data_dir, site.inputs))
+    site.guard = WriteGuard(site.root, _protected(config, site.root, site.data_dir, site.inputs),
+                            startup=sorted({Path(sysconfig.get_paths()[k]) for k in ("purelib", "platlib")}))
     site.files = files
     site.before = set(_site_entries(Path(config.site_dir).resolve()))  # what MkDocs' clean left, if anything
     todo = []
     for file in files.documentation_pages():
         site.pages.add(file.src_uri)
+        approved_file = approved.approved_path(site.data_dir, file.src_uri)  # read before any block runs: what
+        site.approved[file.src_uri] = approved.read(approved_file, site.rel(approved_file))  # a block writes there
         if site.dirty and not file.is_modified():
             continue  # MkDocs does not rebuild it (see _populate_page), so it is neither run nor verified
         try:
@@ -364,7 +396,7 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
     site.destinations[src_uri] = page.file.abs_dest_path
     site.current, site.rendered, site.printed_ids = report, 0, []
     report.problems.extend(plan.problems)
-    approved_outputs, file_problem = approved.read(approved_file, report.approved_file)
+    approved_outputs, file_problem = site.approved.get(src_uri) or approved.read(approved_file, report.approved_file)
     if file_problem:
         report.problems.append(file_problem)
     results, second = plan.results()
@@ -429,6 +461,13 @@ def on_page_content(html_text: str, page, config, files) -> str:
     report.problems.extend(mdoutput.theme_ids(_site.printed_ids) + mdoutput.id_clashes(_site.printed_ids, html_text))
     report.problems.extend(crosslinks.check_page(page.file.src_uri, page.file.content_string, config.nav))
     report.problems.extend(nextlink.check_page(page.file.src_uri, page.file.content_string, config.nav))
+    inlined = diagrams.inline_page(html_text, _site.data_dir)  # each diagram as its approved SVG (diagrams.py)
+    html_text = inlined.html
+    _site.diagrams.update((d.digest, d) for d in inlined.needed)
+    if _site.mode == "accept":  # drawn in on_post_build
+        _site.undrawn.extend(d for d in inlined.needed if not d.svg_path(_site.data_dir).is_file())
+    else:
+        report.problems.extend(inlined.problems)
     for outcome in report.outcomes:
         if outcome.killed:
             left = "it left running when its shell ended" if outcome.block.language == "bash" else \
@@ -442,6 +481,30 @@ def on_page_content(html_text: str, page, config, files) -> str:
     return summary + boxes + html_text
 
 
+def _diagram_files(site: SiteState) -> list[str]:
+    """Accept mode: draw the diagrams without an approved drawing and drop the drawings no page needs; return what
+    changed. Otherwise: each drawing no page needs is a problem (not in a --dirty build, which sees some pages)."""
+    changes = []
+    if site.mode == "accept" and site.undrawn:
+        from sitebuild import draw  # Playwright and Chromium: needed only to draw
+
+        try:
+            changes += [f"{site.rel(site.data_dir)}/{diagrams.FOLDER}/{line}" for line in draw.write(site.data_dir,
+                                                                                                   site.undrawn)]
+        except draw.DrawError as error:
+            site.problems.append(f"drawing {len(site.undrawn)} new diagram(s) failed: {error}")
+    if site.dirty or site.interrupted:
+        return changes
+    for path in diagrams.stale(site.data_dir, set(site.diagrams)):
+        if site.mode == "accept":
+            path.unlink()
+            changes.append(f"{site.rel(path)}: removed (no page draws this diagram)")
+        else:
+            site.problems.append(f"{site.rel(path)} is the drawing of a diagram no page holds; run `make accept` to "
+                                 "remove it")
+    return changes
+
+
 def _interrupt(signum: int, stop) -> None:
     """SIGINT or SIGTERM while pages run: the pool has killed every running block and what it started, and its pages
     have ended (scratch folders removed). Say so; launchers.Interrupted then unwinds, on_shutdown exits 128 + N."""
@@ -453,6 +516,10 @@ def on_build_error(error) -> None:
     if _site is not None and _site.pool is not None:
         _site.pool.abandon()  # the build failed: its running blocks are killed, not waited for
     fences.set_handler(None)
+    site = _site
+    if site is not None and site.mode == "build" and site.site_dir is not None and any(_site_entries(site.site_dir)):
+        _empty(site.site_dir)  # every failure, strict mode's warnings included: a failed build publishes nothing
+        log.error(f"The site folder {site.site_dir.name}/ was emptied: a failed build publishes nothing.")
 
 
 def on_shutdown() -> None:
@@ -460,6 +527,8 @@ def on_shutdown() -> None:
     MkDocs' CLI. Not in serve, where Ctrl-C is how one stops the server: MkDocs ends it as ever."""
     if _site is not None and _site.pool is not None:
         _site.pool.abandon()  # after close(), nothing is left to do
+        if _site.interrupted and _site.mode == "build" and _site.site_dir is not None:
+            _empty(_site.site_dir)  # an interrupted build failed too: half a site is not published
         if _site.interrupted and _site.mode != "serve":
             raise SystemExit(_site.interrupted)
 
@@ -498,7 +567,10 @@ def on_post_build(config) -> None:
                 f"{site.rel(path)} holds approved outputs of a page that does not exist; "
                 "run `make accept` to remove it"
             )
+    changes += _diagram_files(site)
     site.problems.extend(_strays(site, config))
+    if site.mode != "accept":
+        site.problems.extend(_approved_changed(site))
     on_pages = [m for r in site.reports.values() for m in r.failures()]
     failures = on_pages + site.problems
     for problem in site.problems:

@@ -1,11 +1,14 @@
 """The block inputs as one build found them: a digest of each file and folder, read once when the build starts.
 
 `extra.block_inputs` (default kit, pyproject.toml, requirements.lock) names what a page's cache key may
-hold besides its blocks. Inputs walks them once per build, links followed, caches left out (as the key
-always has: __pycache__, .pytest_cache, .git, .venv, ... and *.pyc), and keeps, by path relative to the
-site root:
+hold besides its blocks. Inputs walks them once per build, caches left out (as the key always has:
+__pycache__, .pytest_cache, .git, .venv, ... and *.pyc), and keeps, by path relative to the site root:
 - a file: the SHA-256 of its content, and what it is: "file", its size and whether it can be run;
-- a folder: the SHA-256 of its entry names (a listing, as os.listdir or ls reads it), and "folder".
+- a folder: the SHA-256 of its entry names (a listing, as os.listdir or ls reads it), and "folder";
+- a symbolic link: the SHA-256 of where it points (never followed: a link cannot lead the walk out of the
+  inputs, nor back into a folder it is walking, where two links to their own folder would never end), "link".
+Only regular files are read: a named pipe, a socket or a device (an untracked FIFO under kit/ would block the
+read forever) is listed, not read, and named in `skipped`, with the links (hook.py logs them in one INFO line).
 A run that read a path's content (opened it, ran it, listed it) is keyed on its content; one that only looked
 at it (stat, access: pytest looks at every file beside the one it runs) on what it is.
 `full` digests all of them: the key of a page whose reads are not known (reads.py returned None).
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from pathlib import Path
 
 SKIPPED = {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".git", ".venv"}  # caches, not inputs
@@ -48,11 +52,12 @@ class Inputs:
         self.entries: dict[str, str] = {}  # path -> "c:" + its content's digest
         self.kinds: dict[str, str] = {}  # path -> "m:" + what it is
         self.bases: list[tuple[str, str]] = []  # (absolute prefix, the path relative to root it stands for)
+        self.skipped: list[str] = []  # "path (what it is)" of what was listed but not read: links, pipes, devices
         for name in self.names:
             path = root / name
             for prefix in {os.path.normpath(str(path)), os.path.realpath(path)}:
                 self.bases.append((prefix, name))
-            if path.is_dir():
+            if path.is_dir():  # a top-level input named in mkdocs.yml may be a link: the author's choice
                 self._walk(path, name)
             elif path.is_file():
                 self._file(path, name)
@@ -64,25 +69,42 @@ class Inputs:
         self.full = whole.hexdigest()
 
     def _walk(self, top: Path, relative_top: str) -> None:
-        for folder, subfolders, names in os.walk(top, followlinks=True):
+        for folder, subfolders, names in os.walk(top):  # links to folders are listed, never followed
             subfolders[:] = sorted(d for d in subfolders if not _skipped(d))
             relative = os.path.join(relative_top, os.path.relpath(folder, top)).removesuffix(os.sep + ".")
             relative = Path(relative).as_posix()
-            if os.path.islink(folder):
-                self.bases.append((os.path.realpath(folder), relative))
-            shown = sorted([*subfolders, *(n for n in names if not _skipped(n))])
+            linked = [d for d in subfolders if os.path.islink(os.path.join(folder, d))]
+            subfolders[:] = [d for d in subfolders if d not in linked]
+            shown = sorted([*subfolders, *linked, *(n for n in names if not _skipped(n))])
             self.entries[relative] = "c:" + hashlib.sha256("\0".join(shown).encode()).hexdigest()
             self.kinds[relative] = "m:folder"
-            for name in names:
+            for name in sorted([*linked, *names]):
                 if not _skipped(name):
                     try:
                         self._file(Path(folder) / name, f"{relative}/{name}")
                     except OSError:
-                        continue  # a broken link, or gone since the walk listed it: not an input file
+                        continue  # gone since the walk listed it: not an input file
 
     def _file(self, path: Path, relative: str) -> None:
-        self.entries[relative] = "c:" + hashlib.sha256(path.read_bytes()).hexdigest()
-        status = path.stat()
+        """Digest one entry that is not a folder: a regular file by content, a link by its target, else nothing."""
+        if path.is_symlink():
+            self.entries[relative] = "c:" + hashlib.sha256(os.readlink(path).encode()).hexdigest()
+            self.kinds[relative] = "m:link"
+            self.skipped.append(f"{relative} (a symbolic link, not followed)")
+            return
+        if not stat.S_ISREG(os.lstat(path).st_mode):  # a pipe, a socket, a device: never opened
+            self.kinds[relative] = "m:other"
+            self.skipped.append(f"{relative} (not a regular file, not read)")
+            return
+        # O_NONBLOCK: a FIFO put here since the check must not block the open; O_NOFOLLOW: nor a link
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_BINARY", 0))
+        with os.fdopen(fd, "rb") as opened:
+            status = os.fstat(fd)
+            if not stat.S_ISREG(status.st_mode):
+                self.kinds[relative] = "m:other"
+                self.skipped.append(f"{relative} (not a regular file, not read)")
+                return
+            self.entries[relative] = "c:" + hashlib.file_digest(opened, "sha256").hexdigest()  # read in chunks
         self.kinds[relative] = f"m:file {status.st_size} {'x' if status.st_mode & 0o111 else '-'}"
 
     def digest(self, relative: str, content: bool = True) -> str:

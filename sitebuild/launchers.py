@@ -15,7 +15,7 @@ to enforce the block's timeout; SIGTERM kills the builder outright, and the bloc
   does with a launcher that no longer answers: stop it, kill everything below it, kill it; then what carries
   the block's mark or stays in its session, leftovers.py), and waits for the running pages to end, so that
   each removes its scratch folder (verify.run_blocks) before the builder exits.
-- on_signals(callback) routes SIGINT and SIGTERM alike to callback, then raises Interrupted, a
+- on_signals(callback) routes SIGINT, SIGTERM and SIGHUP alike to callback, then raises Interrupted, a
   KeyboardInterrupt, so the caller unwinds as from Ctrl-C; Interrupted.code is 128 + the signal's number.
 
 Launches outside a pool (`python -m sitebuild bench`, the runner's tests) are recorded too, but no stop
@@ -39,7 +39,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import audit, reads, reaper
+from . import audit, reads, reaper, sandbox
 from .leftovers import kill_leftovers, start_time
 
 REAPER = Path(__file__).with_name("reaper.py")
@@ -84,27 +84,35 @@ Trace = tuple[str, Path]  # (strace's path or audit.AUDIT, the folder of the run
 
 
 def start(program: list[str], report, mark: str, handed: tuple[int, ...] = (), trace: Trace | None = None,
-          **options) -> subprocess.Popen:
+          writable: tuple[Path, ...] = (), memory: int = 0, **options) -> subprocess.Popen:
     """Start program under reaper.py (a child subreaper) in a session of its own; it reports into report.
 
     With trace, program runs under strace, which records what it reads into a new record in the folder
-    (reads.py), or, for the tracer audit.AUDIT, records it itself (audit.py).
-    The launcher is recorded with its block's mark (MARK_ENV) until ended(); in a thread of a
-    PagePool that is stopping, nothing starts: raises Stopped.
+    (reads.py), or, for the tracer audit.AUDIT, records it itself (audit.py). Where bubblewrap works, the
+    launcher runs in a sandbox (sandbox.py) in which only the folders of writable (and trace's) can be written;
+    memory: bytes of address space each of its processes may take (0: no limit; reaper.py). The launcher is
+    recorded with its block's mark (MARK_ENV) until ended(); in a thread of a PagePool that is stopping, nothing
+    starts: raises Stopped.
     """
     fds = (report.fileno(), *handed)
     spare = []
     if trace is not None and trace[0] == audit.AUDIT:  # recorded by the run's own processes: no strace
         options["env"] = {**options.get("env", os.environ), **audit.launch(trace[1], program)}
+        writable = (*writable, trace[1])
     elif trace is not None:
         prefix = str(trace[1] / secrets.token_hex(8))
         program, spare = reads.command(trace[0], prefix, program), [f"--tracer={prefix}"]
+        writable = (*writable, trace[1])
+    if memory:
+        spare.append(f"--memory={memory}")
+    launcher = [sys.executable, "-I", "-S", str(REAPER), *map(str, fds), *spare, "--", *program]
+    boxed = sandbox.command(launcher, options.get("env") or dict(os.environ), list(writable))
     pool = getattr(_here, "pool", None)
     with _lock:  # so that stop() sees every launcher that starts before it, and none starts after
         if pool is not None and pool.stopping:
             raise Stopped
-        process = subprocess.Popen([sys.executable, "-I", "-S", str(REAPER), *map(str, fds), *spare, "--", *program],
-                                   pass_fds=fds, start_new_session=True, umask=0o022, stdin=subprocess.DEVNULL,
+        process = subprocess.Popen(boxed or launcher, pass_fds=fds, start_new_session=True, umask=0o022,
+                                   stdin=subprocess.DEVNULL,
                                    stderr=subprocess.STDOUT, **options)
         _running[process.pid] = Launch(process, mark, start_time(process.pid), pool)
     return process
@@ -123,17 +131,26 @@ def end(process: subprocess.Popen, report) -> tuple[int, tuple[str, ...]]:
         The program's exit code (-N after signal N, as Popen says) and the names of what was killed. A
         launcher that does not end within END_WAIT is stopped, its tree killed from here, then itself.
     """
-    process.send_signal(signal.SIGTERM)  # a launcher that has already ended is left alone (Popen polls first)
-    process.send_signal(signal.SIGCONT)  # one a block stopped answers too
+    if process.poll() is None:  # a launcher that has already ended is left alone
+        inner = _launcher_pid(process.pid)
+        for signum in (signal.SIGTERM, signal.SIGCONT):  # one a block stopped answers too
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(inner, signum)
     try:
         process.wait(timeout=END_WAIT)
     except subprocess.TimeoutExpired:
+        inner = _launcher_pid(process.pid)
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(process.pid, signal.SIGSTOP)
-        killed = reaper.kill_tree(process.pid)
+            os.kill(inner, signal.SIGSTOP)
+        killed = reaper.kill_tree(inner)
         _kill(process)
         return process.returncode, killed
     return reported(process, report)
+
+
+def _launcher_pid(pid: int) -> int:
+    """The reaper's pid for a launcher process pid: in the sandbox, the one inside bwrap (sandbox.inner_pid)."""
+    return sandbox.inner_pid(pid) if sandbox.status()[0] else pid
 
 
 def reported(process: subprocess.Popen, report) -> tuple[int, tuple[str, ...]]:
@@ -180,9 +197,10 @@ def _kill_launch(entry: Launch) -> tuple[str, ...]:
     pid = entry.process.pid
     if entry.process.returncode is not None or (entry.started and not _alive(pid, entry.started)):
         return ()  # ended meanwhile: its own thread reaps it and kills what it left (started 0: no /proc to ask)
+    inner = _launcher_pid(pid)  # the reaper (in the sandbox, below bwrap and its namespace's first process)
     with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.kill(pid, signal.SIGSTOP)  # it reaps no more, so what is below it stays below it for the walk
-    killed = reaper.kill_tree(pid)
+        os.kill(inner, signal.SIGSTOP)  # it reaps no more, so what is below it stays below it for the walk
+    killed = reaper.kill_tree(inner)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)  # the launcher and its session's group (SIGKILL ends a stopped process)
     deadline = time.monotonic() + GONE_WAIT
@@ -286,7 +304,8 @@ class PagePool:
 
 
 def on_signals(callback: Callable[[int], None]) -> Callable[[], None]:
-    """Route SIGINT and SIGTERM to callback(signum), then raise Interrupted; return what restores the old handlers.
+    """Route SIGINT, SIGTERM and SIGHUP (some CI runners cancel with it) to callback(signum), then raise
+    Interrupted; return what restores the old handlers.
 
     Only the first signal counts: later ones, while the first is handled or unwinds, are ignored (a second
     Ctrl-C must not break off the clean-up). Outside the main thread, where Python cannot set handlers,
@@ -303,7 +322,7 @@ def on_signals(callback: Callable[[int], None]) -> Callable[[], None]:
         callback(signum)
         raise Interrupted(signum)
 
-    old = {number: signal.signal(number, handler) for number in (signal.SIGINT, signal.SIGTERM)}
+    old = {number: signal.signal(number, handler) for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
 
     def restore() -> None:
         if threading.current_thread() is threading.main_thread():

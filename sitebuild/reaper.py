@@ -6,7 +6,7 @@ reparented to it, not to init. So whatever a program starts stays below such a p
 module is that process, a launcher: it starts one program, waits for it to end, kills and reaps
 everything left below itself, and reports to its caller in a file the caller opened:
 
-    python -I -S reaper.py REPORT_FD [FD ...] [--tracer=PREFIX] -- PROGRAM [ARG ...]
+    python -I -S reaper.py REPORT_FD [FD ...] [--tracer=PREFIX] [--memory=BYTES] -- PROGRAM [ARG ...]
 
 FD ...: descriptors handed to the program, closed in the launcher once the program runs. --tracer=PREFIX:
 the program is `strace -D ... -o PREFIX -- ...` (reads.py), whose tracer runs as a grandchild and, once its
@@ -14,11 +14,15 @@ parent leaves, as a child of this subreaper: it is spared (never killed nor name
 everything else below is gone, so that its record is whole when the caller reads it. SIGTERM to
 the launcher ends the program (SIGKILL), then everything below it, the same way. The report is the
 program's wait status and the names of the processes killed (see read_report); the launcher exits
-with the program's exit code (128 + N after signal N). Imported, the module gives the caller the same
+with the program's exit code (128 + N after signal N). --memory=BYTES: the program and everything it starts
+may each take that much address space (RLIMIT_AS), so a runaway block fails (MemoryError) instead of taking the
+machine. The launcher asks the kernel for SIGTERM when its parent (the builder) dies (PR_SET_PDEATHSIG), so a
+builder that is killed outright (SIGKILL) leaves nothing running either. Imported, the module gives the caller the same
 walk (kill_tree), for a launcher that no longer answers.
 
 Left out: a cgroup or a PID namespace, which would also hold a process that kills the launcher itself
-(SIGKILL) before it can reap. Where prctl is not available (not Linux), the launcher is a plain parent,
+(SIGKILL) before it can reap: sandbox.py runs the launcher in a PID namespace where bubblewrap works.
+Where prctl is not available (not Linux), the launcher is a plain parent,
 orphans go to init as before, and the caller's own scan (runner.kill_leftovers) is the only net. Stdlib
 only and no import of the site's code, since it runs as a script; it imports neither json nor signal
 (re and enum cost more than the rest of its start).
@@ -36,6 +40,7 @@ except ImportError:  # pragma: no cover - an interpreter without CPython's _sign
     import signal
 
 PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
 MAX_PASSES = 2000  # bounds kill_tree, so that a fork loop cannot hold it forever
 PAUSE = 0.001  # seconds between passes that found nothing new: killed processes take a moment to die
 
@@ -52,6 +57,7 @@ def become_subreaper() -> bool:
         import ctypes  # only here: its import is a third of the launcher's start
 
         libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)  # the builder dies: end as on the builder's SIGTERM
         return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
     except (ImportError, OSError, AttributeError):
         return False
@@ -234,18 +240,26 @@ def main(argv: list[str]) -> int:
     """Run the program of argv under this process as a subreaper (see the module docstring); its exit code."""
     split = argv.index("--")
     tracer = next((a.removeprefix("--tracer=") for a in argv[:split] if a.startswith("--tracer=")), "")
-    report, *handed = (int(fd) for fd in argv[:split] if not fd.startswith("--tracer="))
+    memory = next((int(a.removeprefix("--memory=")) for a in argv[:split] if a.startswith("--memory=")), 0)
+    report, *handed = (int(fd) for fd in argv[:split] if not fd.startswith("--"))
     program = argv[split + 1:]
     os.set_inheritable(report, False)
-    become_subreaper()
     ends = {signal.SIGTERM, signal.SIGCHLD}
     signal.pthread_sigmask(signal.SIG_BLOCK, ends)  # waited for with sigwaitinfo: no handler, no race
+    parent = os.getppid()
+    become_subreaper()  # after the mask: a parent's death (PR_SET_PDEATHSIG) waits as a pending SIGTERM
+    if os.getppid() != parent:  # the builder died before the launcher could ask to hear of it
+        return 128 + signal.SIGTERM
     child = os.fork()  # not posix_spawn: glibc's leaves its own two signals ignored in the program
     if child == 0:
         try:
             for ignored in (signal.SIGPIPE, signal.SIGXFSZ):  # Python ignores both; a shell must not
                 signal.signal(ignored, signal.SIG_DFL)
             signal.pthread_sigmask(signal.SIG_SETMASK, ())
+            if memory:
+                import resource  # only here: most launches set no limit
+
+                resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
             os.execvp(program[0], program)
         except OSError as error:
             os.write(2, f"{program[0]}: {error.strerror}\n".encode())

@@ -35,7 +35,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import launchers
+from . import approved, launchers
 from .launchers import Trace
 from .leaks import redact
 from .leftovers import MARK_ENV, _leftovers, kill_leftovers, start_time  # noqa: F401 - used by tests too
@@ -171,11 +171,14 @@ def read_capture(capture) -> tuple[bytes, str]:
 
 def captured(raw: bytes, root: Path) -> str:
     """Bytes a block wrote, as the output the site shows and compares: decoded, plain text, root relative, and
-    the builder's secrets removed (leaks.redact), before anything compares, shows or stores it.
+    the builder's secrets removed (leaks.redact), before anything compares, shows or stores it: from what was
+    printed, and from the text as shown (approved.clean: a "\r" can join two harmless pieces into a secret).
 
     A byte that is not part of valid UTF-8 shows as \\xNN (never U+FFFD); undecodable() names the first.
     """
-    return redact(relative(plain_text(raw.decode("utf-8", "backslashreplace")), root))
+    text = redact(relative(plain_text(raw.decode("utf-8", "backslashreplace")), root))
+    shown = approved.clean(text)  # the text as a terminal shows it: "\r" joins what was printed apart
+    return redact(shown) if redact(shown) != shown else text  # a secret only the shown text holds: that text
 
 
 def undecodable(raw: bytes) -> str:
@@ -203,7 +206,7 @@ def undecodable(raw: bytes) -> str:
 
 def run_bash(code: str, root: Path, timeout: float, *, workdir: str = "", width: int = 100,
              python: str | None = None, mark: str = "", scratch: Path | None = None,
-             trace: Trace | None = None) -> Result:
+             trace: Trace | None = None, memory: int = 0) -> Result:
     """Run a bash block from the repo root with errexit and pipefail.
 
     Args:
@@ -217,6 +220,7 @@ def run_bash(code: str, root: Path, timeout: float, *, workdir: str = "", width:
             it must be unique among what runs on the machine ("": a random one).
         scratch: the run's scratch folder for tools' caches (block_env); None: none.
         trace: (strace, folder): record what the block's processes read into folder (reads.py); None: do not.
+        memory: bytes of address space each of the block's processes may take (0: no limit).
 
     Returns:
         Result with stdout and stderr interleaved; exit_code; problem names a non-zero exit or the timeout.
@@ -231,7 +235,7 @@ def run_bash(code: str, root: Path, timeout: float, *, workdir: str = "", width:
     # subreaper) in a session of its own, with a umask of 022 (files get the same modes on every machine).
     with tempfile.TemporaryFile() as capture, tempfile.TemporaryFile() as report:
         process = launchers.start(["bash", "-e", "-o", "pipefail", "-c", code], report, mark, trace=trace, cwd=cwd,
-                                  env=env, stdout=capture)
+                                  env=env, stdout=capture, writable=_writable(scratch), memory=memory)
         started = start_time(process.pid)  # readable until the launcher is waited for
         try:
             process.wait(timeout=timeout)
@@ -265,8 +269,9 @@ class PageSession:
     """
 
     def __init__(self, root: Path, python: str | None = None, mark: str = "", scratch: Path | None = None,
-                 trace: Trace | None = None) -> None:
+                 trace: Trace | None = None, memory: int = 0) -> None:
         self.root = root
+        self.memory = memory  # bytes of address space each of its processes may take (0: no limit)
         self.trace = trace  # (strace, folder): record what the interpreter and its children read (reads.py)
         self.scratch = scratch  # the run's scratch folder for tools' caches (block_env)
         self.python = python or sys.executable  # the interpreter the page's blocks run in
@@ -300,6 +305,8 @@ class PageSession:
                 env={**block_env(self.root, None if self.python == sys.executable else self.python, self.scratch),
                      MARK_ENV: self.mark},
                 stdout=self._capture,
+                writable=_writable(self.scratch),
+                memory=self.memory,
             )
         except BaseException:  # not started (the build is stopping: launchers.Stopped): nothing of it stays open
             for fd in (req_read, rep_write, self._req, self._rep):
@@ -396,6 +403,11 @@ class PageSession:
         self._process = None
         self._capture.close()
         self._report.close()
+
+
+def _writable(scratch: Path | None) -> tuple[Path, ...]:
+    """What a run may write into in a sandbox (sandbox.py): its scratch folder, else the temporary folder."""
+    return (scratch,) if scratch is not None else (Path(tempfile.gettempdir()),)
 
 
 def _read_line(fd: int) -> str:

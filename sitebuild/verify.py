@@ -15,7 +15,7 @@ import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import approved, launchers
+from . import approved, launchers, sandbox
 from .blocks import Block
 from .guard import WriteGuard
 from .leaks import machine_values, redact, secrets_in
@@ -30,6 +30,11 @@ AFTER_FAILURE = "not approved: an earlier python block of this page failed ({}),
 UNAPPROVED = "has no approved output yet: check the output below, then run `make accept`"
 EDITED = "its code changed since its output was approved; if the output change below is intended, run `make accept`"
 EDITED_SAME = "its code (or its key) changed, its output did not; run `make accept` to record the new key"
+MEMORY = "a process of the page ran out of memory, whose limit is {} MB per process (extra.block_memory in " \
+    "mkdocs.yml): print a summary of less data, or raise the limit"
+READ_ONLY = "it tried to write outside its run's own folders, which the sandbox keeps read-only (the repo, the " \
+    "venv, data/, site/: what the build reads or publishes): write into a temporary folder of the block's own " \
+    "(tempfile.mkdtemp()) instead"
 CHANGED = "output differs from the approved output; if the change is intended, run `make accept`"
 
 
@@ -112,7 +117,8 @@ def _head_and_tail(lines: list[str]) -> list[str]:
 
 
 def run_blocks(blocks: list[Block], root: Path, page: str, default_timeout: float,
-               python: str | None = None, guard: WriteGuard | None = None, trace: Trace | None = None) -> list[Result]:
+               python: str | None = None, guard: WriteGuard | None = None, trace: Trace | None = None,
+               memory: int = 0) -> list[Result]:
     """Run a page's blocks in order: python blocks in one fresh interpreter, bash blocks from the root.
 
     Args:
@@ -125,6 +131,8 @@ def run_blocks(blocks: list[Block], root: Path, page: str, default_timeout: floa
             "wrote into ...". None: not watched.
         trace: (strace, folder): every process of the run records what it reads into folder (reads.paths
             reads them back); None: not recorded.
+        memory: megabytes of address space each process of the page may take (extra.block_memory; 0: no limit);
+            a block that hits it fails naming the limit (MEMORY).
 
     Returns:
         One Result per block, in the same order. The tools blocks run keep their caches, and blocks their
@@ -140,7 +148,8 @@ def run_blocks(blocks: list[Block], root: Path, page: str, default_timeout: floa
     results = []
     run = secrets.token_hex(6)  # marks this run's processes apart from any other build's, at the same time
     with tempfile.TemporaryDirectory(prefix="sitebuild-scratch-") as scratch, \
-            PageSession(root, python, mark=f"{page} python {run}", scratch=Path(scratch), trace=trace) as session:
+            PageSession(root, python, mark=f"{page} python {run}", scratch=Path(scratch), trace=trace,
+                        memory=memory << 20) as session:
         (Path(scratch) / TEMPORARY).mkdir()  # the run's own temporary folder (TMPDIR), before its first block
         for block in blocks:
             launchers.check()
@@ -153,7 +162,12 @@ def run_blocks(blocks: list[Block], root: Path, page: str, default_timeout: floa
                 result = session.run(block.code, filename, timeout, workdir=block.workdir, width=block.width)
             else:
                 result = run_bash(block.code, root, timeout, workdir=block.workdir, width=block.width,
-                                  python=python, mark=f"{page} {block.key} {run}", scratch=Path(scratch), trace=trace)
+                                  python=python, mark=f"{page} {block.key} {run}", scratch=Path(scratch), trace=trace,
+                                  memory=memory << 20)
+            if memory and result.problem and "MemoryError" in result.problem + result.output[-2000:]:
+                result = replace(result, problem=f"{result.problem}; {MEMORY.format(memory)}")
+            if result.problem and sandbox.status()[0] and "Read-only file system" in result.output[-4000:]:
+                result = replace(result, problem=f"{result.problem}; {READ_ONLY}")
             if guard and (wrote := guard.finish(window, before)):
                 result = replace(result, problem=wrote + (f"; it also {result.problem}" if result.problem else ""))
             results.append(result)

@@ -1,17 +1,19 @@
 """The kit download as a learner gets it, installed the way its README says, for the tests that use it.
 
 install() unpacks the download and does what the kit's README says, in a new virtual environment,
-offline: `pip install -e ".[test]"` from the unpacked archive. Its packages come from this environment:
-each installed distribution the kit needs (pydantic, pytest and their dependencies, at the versions of
-requirements.lock) is packed back into a wheel, and pip installs from those wheels only (--no-index
---find-links), with no pip configuration of this machine. To save the seconds of an isolated build
-environment, the build backend the kit's pyproject.toml names (setuptools) is unpacked next to the fresh
-venv and put on its path instead (--no-build-isolation); the editable build itself is the one a learner
-gets. conftest.installed makes one such install for the whole test run.
+offline: `pip install -r requirements.txt -e ".[test]"` from the unpacked archive (its pins: the lock's
+versions). Its packages come from this environment: each installed distribution the kit needs (pydantic,
+pytest and their dependencies, at the versions of requirements.lock, all it pins) is packed back into a
+wheel, and pip installs from those wheels only (--no-index --find-links), with no pip configuration of
+this machine. To save the seconds of an isolated build environment, the build backend the kit's
+pyproject.toml names (setuptools) is unpacked next to the fresh venv and put on its path instead
+(--no-build-isolation); the editable build itself is the one a learner gets. conftest.installed makes one
+such install for the whole test run.
 
-A learner who opens a page's notebook needs a Jupyter kernel too: install() also puts ipykernel (and what
-it needs, at the versions of requirements.lock) into the venv, from the same wheels, and writes a kernel
-spec for that venv (KERNELS), which run_notebook() starts with nbclient, Jupyter's own executor.
+A learner who opens a page's notebook needs a Jupyter kernel too: install() also installs
+requirements-notebooks.txt (ipykernel and what it needs, pinned at the lock's versions), from the same
+wheels, and writes a kernel spec for that venv (KERNELS), which run_notebook() starts with nbclient,
+Jupyter's own executor.
 
 The tests that use it: test_kit_download.py (the archive, the kit's own tests) and test_kit_replay.py (each
 page's notebook, run in the install, its test count included).
@@ -77,6 +79,18 @@ def needed(requirements: list[str], extras: tuple[str, ...] = ()) -> set[str]:
     return found
 
 
+def pins(path: Path) -> dict[str, str]:
+    """{name: version} of a requirements file's `name==version` lines, following its `-r FILE` lines."""
+    found: dict[str, str] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("-r "):
+            found.update(pins(path.parent / line[3:].strip()))
+        elif "==" in line and not line.startswith("#"):
+            name, version = line.split("==", 1)
+            found[name.strip()] = version.strip()
+    return found
+
+
 def pack_wheel(name: str, folder: Path) -> Path:
     """Pack an installed distribution back into a wheel in folder (its files, a fresh RECORD)."""
     dist = importlib.metadata.distribution(name)
@@ -117,7 +131,8 @@ def install(folder: Path) -> str:
     wheels = folder / "wheels"
     wheels.mkdir()
     requirements = project["project"]["dependencies"] + project["project"]["optional-dependencies"]["test"]
-    for name in sorted(needed(requirements)):
+    pinned = pins(kit / "requirements-notebooks.txt")  # requirements.txt's pins too, through its -r line
+    for name in sorted(needed(requirements) | set(pinned)):
         pack_wheel(name, wheels)
     venv = folder / "venv"
     made = run([sys.executable, "-m", "venv", "--without-pip", str(venv)], folder)
@@ -131,12 +146,12 @@ def install(folder: Path) -> str:
     python = venv / "bin" / "python"
     pip = [sys.executable, "-m", "pip", "--python", str(python), "--disable-pip-version-check", "--no-input"]
     options = ["install", "--no-index", "--find-links", str(wheels), "--no-build-isolation"]
-    installed = run([*pip, *options, "-e", ".[test]"], kit)
+    installed = run([*pip, *options, "-r", "requirements.txt", "-e", ".[test]"], kit)
     if installed.returncode or "Successfully installed" not in installed.stdout or "pydantic" not in installed.stdout:
         return installed.stdout + installed.stderr
-    for name in sorted(needed(["ipykernel"]) - needed(requirements)):  # a notebook's kernel, as `pip install ipykernel`
+    for name in sorted(needed(["ipykernel"]) - needed(requirements) - set(pinned)):  # none: the pins hold them
         pack_wheel(name, wheels)
-    kernel = run([*pip, *options, "ipykernel"], kit)
+    kernel = run([*pip, *options, "-r", "requirements-notebooks.txt", "-e", ".[test]"], kit)  # a notebook's kernel
     if kernel.returncode:
         return kernel.stdout + kernel.stderr
     # The kit's bytecode once, as a learner's first run leaves it (their Python writes it; the notebooks' kernels and
@@ -165,8 +180,8 @@ def run_notebook(src_uri: str, kit: Path, kernels: Path) -> list[str]:
     from nbclient.exceptions import CellExecutionError
 
     page = next(p for p in course_pages(CONFIG["nav"]) if p.src_uri == src_uri)
-    shown = notebooks.read_page(ROOT, src_uri)
-    book = nbformat.reads(notebooks.notebook(page.title, "", shown), as_version=4)
+    text, shown = notebooks.page_notebook(ROOT, src_uri, page.title, "")
+    book = nbformat.reads(text, as_version=4)
     manager = KernelManager(kernel_name=KERNEL, kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernels)]))
     client = NotebookClient(book, km=manager, timeout=INSTALL_TIMEOUT, allow_errors=True,
                             resources={"metadata": {"path": str(kit)}})

@@ -2,16 +2,21 @@
 
 On each page: no console errors; no request to another host; every diagram drawn as SVG, legibly;
 every collapsed box (the answers, the pass checklist) collapsed, opening on a click; no element wider
-than the viewport, except inside something that scrolls (code, a diagram); and on a course page, the
-chrome's figures as the nav says. Then the site's search finds a term from each page. What the reader
-gets besides (the syllabus, the kit box, excerpts, progress, notebooks, the phone): test_browser_reader.py.
+than the viewport, except inside something that scrolls (code, a diagram); on a course page, the
+chrome's figures as the nav says; no serious or critical axe-core violation (WCAG's rules, run by the
+axe-core that axe-playwright-python bundles, from the venv: nothing fetched) at either width in the
+light and in the dark scheme (switched as the header's toggle does, without a reload); and at 1280 px
+at most 5% of the page's code and output boxes scrolling sideways (the ones that do are named). Then the
+site's search finds a term from each page. What the reader gets besides (the syllabus, the kit box,
+excerpts, progress, the keyboard, notebooks, the phone): test_browser_reader.py.
 
 Chromium: Debian's /usr/bin/chromium where it is installed (CI installs it: .ci/run), else the one
 Playwright downloads (`.venv/bin/python -m playwright install chromium`). Without either, the tests
 fail and say how to get one. A failing page leaves a full-page screenshot in test-results/browser/
 (git-ignored). To stay fast, one browser and one tab serve the whole module, on one built site, and
-each page is loaded once: at one width, then resized to the other (pages alternate which width they
-load at, so both widths are also seen from a fresh load).
+each page is loaded once: at one width, then resized to the other, each width seen light and dark by
+switching the colour scheme, with axe-core put into that load once (pages alternate which width
+they load at, so both widths are also seen from a fresh load).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+from axe_playwright_python.base import AXE_SCRIPT
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, sync_playwright
 
@@ -58,7 +64,14 @@ NO_CHROMIUM = (
 )
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 WAIT_MS = 15_000  # a bound on waiting for diagrams and search results, never an assertion about speed
-MIN_DIAGRAM_SCALE = 0.69  # overrides/main.html keeps a diagram at 70% of its natural size or more
+MIN_DIAGRAM_SCALE = 0.69  # a diagram keeps 70% of its natural size or more (its SVG's min-width, diagrams.py)
+SCHEMES = {"light": "default", "dark": "slate"}  # the reader's system setting: Material's scheme it selects
+BLOCKING_IMPACTS = ("serious", "critical")  # axe-core's two highest impacts; no page may have any
+MAX_SCROLLING_CODE = 0.05  # at most this fraction of a page's code and output boxes scroll sideways at 1280 px
+WIDE = 1280
+MIN_CODE_PX = 12.5  # the smallest computed code font at 1280 px
+CODE_FONTS = ("() => [...document.querySelectorAll('article pre > code')]"
+              ".map(c => parseFloat(getComputedStyle(c).fontSize))")
 
 
 # The built site, served, and one browser ---------------------------------------------------------------
@@ -210,7 +223,7 @@ def built_figures(site: Path, src_uri: str) -> dict[str, int]:
 
 
 def diagram_count(site: Path, src_uri: str) -> int:
-    return (site / page_url(src_uri) / "index.html").read_text(encoding="utf-8").count('<pre class="mermaid">')
+    return (site / page_url(src_uri) / "index.html").read_text(encoding="utf-8").count('<div class="diagram"')
 
 
 # Checks run inside the page ------------------------------------------------------------------------------
@@ -264,49 +277,90 @@ OPEN_EACH_BOX = """() => [...document.querySelectorAll("article details")].map((
 })"""
 
 
+# axe-core, put into the page once per load, then run on the page as it stands (every box open).
+AXE = """async (options) => {
+  const results = await axe.run(document, options);
+  return results.violations.map((v) => ({id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.map((n) => n.target.join(" ") + ": " + (n.failureSummary || "").split("\\n").slice(1).join(" "))}));
+}"""
+
+# Each code or output box (Material's <pre><code>, which is what scrolls), and whether it scrolls sideways.
+SCROLLING_CODE = """() => [...document.querySelectorAll("article pre > code")].map((code) => {
+  const box = code.closest(".highlight");
+  const kind = box ? [...box.classList].filter((c) => c.startsWith("language-")).join(" ") : "";
+  const title = box && box.querySelector(".filename") ? box.querySelector(".filename").textContent : kind;
+  const longest = code.textContent.split("\\n").reduce((a, b) => (b.length > a.length ? b : a), "");
+  return {scrolls: code.scrollWidth > code.clientWidth + 1, title, wide: code.scrollWidth, room: code.clientWidth,
+          longest: longest.trim().slice(0, 60)};
+})"""
+
+
+def serious_violations(tab: Tab) -> list[str]:
+    """axe-core's serious and critical violations on the page as it stands: one line per rule, with its nodes."""
+    if not tab.page.evaluate("() => typeof window.axe === 'object'"):
+        tab.page.evaluate(AXE_SCRIPT)
+    found = tab.page.evaluate(AXE, {"resultTypes": ["violations"]})
+    return [f"{v['id']} ({v['impact']}: {v['help']}) on {len(v['nodes'])}: " + " | ".join(v["nodes"][:3])
+            for v in found if v["impact"] in BLOCKING_IMPACTS]
+
+
+def scrolling_code(tab: Tab) -> tuple[int, list[str]]:
+    """(how many code and output boxes the page has, a line for each that scrolls sideways)."""
+    boxes = tab.page.evaluate(SCROLLING_CODE)
+    return len(boxes), [f"{b['title']} ({b['wide']} px in {b['room']}): {b['longest']!r}"
+                        for b in boxes if b["scrolls"]]
+
+
 def diagrams_as_svg(tab: Tab) -> list[tuple[float, float]]:
-    """(drawn width, natural width) of the SVG in each diagram, found in Material's closed shadow roots via CDP."""
-    session = tab.page.context.new_cdp_session(tab.page)
-    try:
-        document = session.send("DOM.getDocument", {"depth": -1, "pierce": True})["root"]
-        hosts = []
-
-        def walk(node: dict) -> None:
-            attributes = node.get("attributes", [])
-            classes = dict(zip(attributes[::2], attributes[1::2], strict=True)).get("class", "").split()
-            if node.get("nodeName") == "DIV" and "mermaid" in classes:
-                hosts.append(node)
-            for child in node.get("children", []) + node.get("shadowRoots", []):
-                walk(child)
-
-        walk(document)
-        sizes = []
-        for host in hosts:
-            svgs = [c for root in host.get("shadowRoots", []) for c in root.get("children", [])
-                    if c["nodeName"] == "svg"]
-            if not svgs:
-                sizes.append((0.0, 0.0))
-                continue
-            attributes = dict(zip(svgs[0]["attributes"][::2], svgs[0]["attributes"][1::2], strict=True))
-            natural = float(attributes.get("viewBox", "0 0 0 0").split()[2])
-            box = session.send("DOM.getBoxModel", {"backendNodeId": svgs[0]["backendNodeId"]})["model"]
-            sizes.append((float(box["width"]), natural))
-        return sizes
-    finally:
-        session.detach()
+    """(drawn width, natural width) of the inline SVG in each diagram (drawn at build time: sitebuild/diagrams.py)."""
+    return [(d["drawn"], d["natural"]) for d in tab.page.locator("article div.diagram").evaluate_all(
+        """els => els.map(d => { const svg = d.querySelector(':scope > svg');
+            return svg ? {drawn: svg.getBoundingClientRect().width, natural: svg.viewBox.baseVal.width}
+                       : {drawn: 0, natural: 0}; })""")]
 
 
 # The tests ----------------------------------------------------------------------------------------------
 
 
+def use_scheme(tab: Tab, scheme: str) -> None:
+    """Switch the page to light or dark as the header's toggle does (Material sets the body's scheme; it follows
+    the system's setting only on a load), and wait until it settles."""
+    tab.page.evaluate("s => document.body.setAttribute('data-md-color-scheme', s)", SCHEMES[scheme])
+    tab.page.wait_for_function(SETTLED, timeout=WAIT_MS)
+
+
+def check_accessible_in_both_schemes(tab: Tab) -> None:
+    """No serious or critical axe-core violation, light and dark, at the tab's width, then back to light."""
+    for scheme in SCHEMES:
+        use_scheme(tab, scheme)
+        violations = serious_violations(tab)
+        assert violations == [], f"axe-core at {tab.width} px, {scheme}:\n" + "\n".join(violations)
+    use_scheme(tab, "light")
+
+
+def check_code_fits(tab: Tab) -> None:
+    """At 1280 px, at most MAX_SCROLLING_CODE of the page's code and output boxes scroll sideways, and no code is
+    set under MIN_CODE_PX (code made small enough to fit is not legible code)."""
+    count, scrolling = scrolling_code(tab)
+    fraction = len(scrolling) / count if count else 0.0
+    assert fraction <= MAX_SCROLLING_CODE, (
+        f"{len(scrolling)} of {count} code and output boxes ({fraction:.0%}) scroll sideways at {tab.width} px:\n"
+        + "\n".join(scrolling))
+    sizes = tab.page.evaluate(CODE_FONTS)
+    assert not sizes or min(sizes) >= MIN_CODE_PX, f"code set at {min(sizes)} px at {tab.width} px, under {MIN_CODE_PX}"
+
+
 def check_layout(tab: Tab, site: Path, src_uri: str) -> None:
-    """The checks that depend on the width: diagrams, overflow, the chrome."""
+    """The checks that depend on the width: diagrams, overflow, accessibility, code that fits, the chrome."""
     page = tab.page
     for number, (drawn, natural) in enumerate(diagrams_as_svg(tab) if diagram_count(site, src_uri) else [], 1):
         assert natural > 0, f"diagram {number} was not drawn as SVG"
         assert drawn >= MIN_DIAGRAM_SCALE * natural, f"diagram {number} drawn {drawn:.0f} px wide of {natural:.0f}"
     too_wide = page.evaluate(TOO_WIDE)
     assert not too_wide, f"at {tab.width} px, wider than the viewport (every box open): " + "; ".join(too_wide)
+    check_accessible_in_both_schemes(tab)
+    if tab.width == WIDE:
+        check_code_fits(tab)
     chrome = page.evaluate(CHROME)
     expected = EXPECTED.get(src_uri)
     if expected is None:
@@ -330,13 +384,7 @@ def test_page_renders_cleanly_at_both_widths(tab: Tab, base_url: str, site: Path
     tab.visit(base_url + page_url(src_uri), widths[0])
     page = tab.page
     with screenshot_on_failure(tab, page_url(src_uri)):
-        diagrams = diagram_count(site, src_uri)
-        if diagrams:
-            page.wait_for_function(
-                "() => !document.querySelector('pre.mermaid')"
-                f" && document.querySelectorAll('div.mermaid').length === {diagrams}",
-                timeout=WAIT_MS,
-            )
+        assert page.locator("article div.diagram > svg[role=img][aria-label]").count() == diagram_count(site, src_uri)
         # A click on a box's title opens it (the same click a reader makes, dispatched in the page).
         for box in page.evaluate(OPEN_EACH_BOX):
             assert not box["before"], f"the box {box['title']!r} starts open; answers and checklists start collapsed"
@@ -407,9 +455,9 @@ def test_a_request_to_another_host_is_recorded_and_never_leaves_the_machine(tab:
                                 ("https://example.org/probe", "net::ERR_PROXY_CONNECTION_FAILED")]
 
 
-def test_mermaid_is_loaded_only_on_pages_with_a_diagram(site: Path) -> None:
-    script = CONFIG["extra"]["mermaid"].rsplit("/", 1)[1]
+def test_no_page_loads_mermaid(site: Path) -> None:
     for src in PAGES:
         text = (site / page_url(src) / "index.html").read_text(encoding="utf-8")
-        assert (script in text) == ('<pre class="mermaid">' in text), src
-    assert (site / CONFIG["extra"]["mermaid"]).is_file(), "the vendored Mermaid is published with the site"
+        assert not re.search(r"<script[^>]*mermaid|mermaid\.(initialize|render)", text, re.I), \
+            f"{src} loads Mermaid; its diagrams are inline SVG drawn at build time"
+    assert not list(site.rglob("mermaid*")), "the vendored Mermaid is not published with the site"

@@ -126,9 +126,12 @@ def test_the_home_page_presents_both_courses_from_the_nav(reader, base_url, site
 
 
 def test_progress_is_honest_and_kept_in_the_browser(reader, base_url):  # noqa: F811
+    """Marked read: kept under the page's address without its #fragment, ticked on the syllabus entries (the
+    navigation's pages, the home page's list) and never on the page's own headings; "Continue" then leads to
+    the first unread page after the last one marked read."""
     page = reader.page
     here = PAGES[1]
-    visit(reader, base_url, here.src_uri)
+    reader.page.goto(base_url + page_url(here.src_uri) + "#course-chrome", wait_until="load")  # in at a #fragment
     with screenshot_on_failure(reader, "progress"):
         bar = page.locator('[data-chrome="progress"]')
         assert (bar.evaluate("b => b.value"), bar.evaluate("b => b.max")) == (here.number - 1, here.count)
@@ -139,18 +142,33 @@ def test_progress_is_honest_and_kept_in_the_browser(reader, base_url):  # noqa: 
         page.reload(wait_until="load")
         assert page.locator("[data-progress-mark]").first.get_attribute("aria-pressed") == "true"
         assert page.locator('[data-chrome="read-count"]').inner_text() == f"· 1 of {here.count} marked read"
-        assert page.locator(".md-sidebar--primary a.md-nav__link.is-read").count() >= 1
+        headings = page.locator("a.md-nav__link[href^='#']")
+        assert headings.count() > 0, "the page's table of contents is in the page"
+        assert page.locator("a.md-nav__link.is-read[href^='#']").count() == 0, "a heading of the page is ticked"
+        ticked = page.locator(".md-sidebar--primary a.md-nav__link.is-read").evaluate_all(
+            "links => links.map(a => new URL(a.href).pathname)")
+        assert ticked and set(ticked) == {"/" + page_url(here.src_uri)}, ticked
         assert page.evaluate("document.cookie") == ""
         stored = json.loads(page.evaluate("localStorage.getItem('evidencedesk-progress')"))
         assert list(stored["read"]) == [page_url(here.src_uri)]
         page.goto(base_url, wait_until="load")
-        assert page.locator("[data-progress-continue-title]").inner_text() == "Continue where you left off"
-        resume = page.locator("[data-progress-continue-link]")
-        assert resume.inner_text() == here.title
-        assert resume.evaluate("a => a.href") == base_url + page_url(here.src_uri)
         assert page.locator(f'[data-progress-entry="{page_url(here.src_uri)}"]').evaluate(
             "e => e.classList.contains('is-read')")
+        assert page.locator("[data-progress-entry].is-read").count() == 1
+        assert page.locator("[data-progress-continue-title]").inner_text() == "Continue where you left off"
+        resume = page.locator("[data-progress-continue-link]")
+        following = PAGES[2]
+        assert (resume.inner_text(), resume.evaluate("a => a.href")) == (following.title,
+                                                                         base_url + page_url(following.src_uri))
         legible(reader, "[data-progress-continue] p:not(.admonition-title)")
+        # The page after it read too (as a reader marks it on another visit): "Continue" skips it.
+        page.evaluate("""key => {
+          const stored = JSON.parse(localStorage.getItem('evidencedesk-progress'));
+          stored.read[key] = 'read elsewhere';
+          localStorage.setItem('evidencedesk-progress', JSON.stringify(stored));
+        }""", page_url(following.src_uri))
+        page.reload(wait_until="load")
+        assert resume.evaluate("a => a.href") == base_url + page_url(PAGES[3].src_uri)
 
 
 # Each combination of width and scheme loads each page it looks at once, and runs on that load every check
@@ -163,6 +181,7 @@ EXCERPT_PAGES = ("beginner/provider-neutral-llm-clients.md", "advanced/agent-loo
 PHONE_PAGES = ("advanced/agent-loops-state-memory.md", "beginner/safe-failure-security-regression-tests.md")
 NOTEBOOK_PAGES = (PAGES[0].src_uri, PAGES[-1].src_uri)
 SYLLABUS_PAGES = (PAGES[1].src_uri, PAGES[-1].src_uri)
+KEYBOARD_PAGE = PAGES[1].src_uri
 BY_SRC = {p.src_uri: p for p in PAGES}
 TOURED = list(dict.fromkeys([p.src_uri for p in LOOKED_AT] + [*EXCERPT_PAGES, *PHONE_PAGES, *NOTEBOOK_PAGES,
                                                                *SYLLABUS_PAGES]))
@@ -199,6 +218,8 @@ def test_what_a_reader_finds_on_the_page(reader, base_url, site, src_uri):  # no
             check_diagrams_fit_or_say_they_scroll_and_table_cells_keep_words_whole(reader, site, src_uri)
         if src_uri in NOTEBOOK_PAGES:
             check_the_notebook_and_script_links(reader, here)
+        if src_uri == KEYBOARD_PAGE:
+            check_the_keyboard_stays_on_screen_and_skips_to_the_chrome(reader)
         if src_uri in SYLLABUS_PAGES:
             check_the_syllabus_shows_each_page_with_its_minutes_and_marks_this_one(reader, site, here)
 
@@ -270,13 +291,13 @@ def check_kit_excerpts_are_python_titled_numbered_and_never_wrapped(reader, src_
 def check_diagrams_fit_or_say_they_scroll_and_table_cells_keep_words_whole(reader, site, src_uri) -> None:  # noqa: F811
     """Every diagram fits the width or shows that it scrolls; table cells break between words, never inside."""
     page = reader.page
-    diagrams = (site / page_url(src_uri) / "index.html").read_text(encoding="utf-8").count('<pre class="mermaid">')
-    page.wait_for_function(f"() => document.querySelectorAll('div.mermaid + .diagram-scroll-hint').length === "
+    diagrams = (site / page_url(src_uri) / "index.html").read_text(encoding="utf-8").count('<div class="diagram"')
+    page.wait_for_function(f"() => document.querySelectorAll('div.diagram + .diagram-scroll-hint').length === "
                            f"{diagrams}", timeout=WAIT_MS)
-    page.wait_for_function("() => [...document.querySelectorAll('div.mermaid')].every(d => "
+    page.wait_for_function("() => [...document.querySelectorAll('div.diagram')].every(d => "
                            "d.nextElementSibling.hidden === (d.scrollWidth <= d.clientWidth + 1))",
                            timeout=WAIT_MS)
-    for diagram in page.locator("article div.mermaid").evaluate_all("""els => els.map(d => ({
+    for diagram in page.locator("article div.diagram").evaluate_all("""els => els.map(d => ({
         fits: d.scrollWidth <= d.clientWidth + 1, scrolls: getComputedStyle(d).overflowX,
         hint: !d.nextElementSibling.hidden && d.nextElementSibling.getBoundingClientRect().height > 0}))"""):
         assert diagram["fits"] or (diagram["scrolls"] == "auto" and diagram["hint"]), diagram
@@ -303,6 +324,44 @@ def check_the_notebook_and_script_links(reader, here) -> None:
     assert len(code) == len(shown) and book["nbformat"] == 4
     text = page.evaluate("url => fetch(url).then(r => r.text())", script)
     assert re.search(rf"^{re.escape(here.title)}: every block", text.removeprefix('"""'))
+
+
+# Where the focused element is: its box, and what it is, for the message.
+FOCUSED = """() => { const el = document.activeElement; const r = el.getBoundingClientRect();
+  return {left: r.left, right: r.right, width: r.width, height: r.height, body: el === document.body,
+          what: el.tagName.toLowerCase() + (el.className ? "." + String(el.className).split(" ")[0] : "") + " "
+                + (el.textContent || el.getAttribute("aria-label") || "").trim().slice(0, 40)}; }"""
+MAX_TABS = 400  # a bound on the walk (the page has fewer focusable things), never an assertion about speed
+
+
+def check_the_keyboard_stays_on_screen_and_skips_to_the_chrome(reader) -> None:
+    """Tab walks the whole page (header, article, footer) and every element it focuses is on screen, the
+    closed drawer's included (none: it takes no focus while closed); "Skip to content" lands on the course
+    chrome above the title."""
+    page = reader.page
+    page.evaluate("() => { document.activeElement.blur(); window.scrollTo(0, 0); }")
+    page.keyboard.press("Tab")
+    first = page.evaluate(FOCUSED)
+    assert "md-skip" in first["what"], f"the first Tab stop is {first['what']!r}, not 'Skip to content'"
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => location.hash !== ''", timeout=WAIT_MS)
+    landed = page.evaluate("() => location.hash")
+    assert landed == "#course-chrome", f"'Skip to content' lands on {landed}, not on the course chrome"
+    page.keyboard.press("Tab")  # the next stop after the chrome's own start is inside the chrome
+    inside = page.evaluate("() => !!document.activeElement.closest('[data-chrome=chrome]')")
+    assert inside, f"after 'Skip to content' Tab goes to {page.evaluate(FOCUSED)['what']!r}, not into the chrome"
+    page.evaluate("() => { document.activeElement.blur(); history.replaceState(null, '', location.pathname); }")
+    off_screen = []
+    for _ in range(MAX_TABS):
+        page.keyboard.press("Tab")
+        where = page.evaluate(FOCUSED)
+        if where["body"]:
+            break
+        if where["right"] <= 0 or where["left"] >= reader.width or where["width"] == 0 or where["height"] == 0:
+            off_screen.append(f"{where['what']!r} at x={where['left']:.0f}..{where['right']:.0f}")
+    else:
+        raise AssertionError(f"Tab did not get round the page in {MAX_TABS} presses")
+    assert off_screen == [], f"at {reader.width} px Tab focuses things off screen: " + "; ".join(off_screen[:10])
 
 
 def check_the_syllabus_shows_each_page_with_its_minutes_and_marks_this_one(reader, site, here) -> None:  # noqa: F811

@@ -18,12 +18,14 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
+from packaging.utils import canonicalize_name
 
 from sitebuild.coursenav import course_pages, page_url
 from sitebuild.gen_downloads import FOLDER, kit_download, kit_pyproject, kit_readme, toml_text
+from sitebuild.kit_pins import PinError, closure, read_lock
 from tests.conftest import once_per_run
 from sitebuild import notebooks
-from tests.learner import CONFIG, COUNT_BLOCK, COUNT_START, COUNTED_FILES, PAGES_WITH_BLOCKS, ROOT, run
+from tests.learner import CONFIG, COUNT_BLOCK, COUNT_START, COUNTED_FILES, PAGES_WITH_BLOCKS, ROOT, needed, run
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +43,8 @@ def read(archive: zipfile.ZipFile, name: str) -> str:
 
 def test_the_archive_holds_the_kit_with_its_own_readme_licence_and_project(archive):
     names = set(archive.namelist())
-    for name in ("README.md", "LICENSE", "pyproject.toml", "kit/evidencedesk/__init__.py", "kit/data/prices.json"):
+    for name in ("README.md", "LICENSE", "pyproject.toml", "requirements.txt", "requirements-notebooks.txt",
+                 "kit/evidencedesk/__init__.py", "kit/data/prices.json"):
         assert f"{FOLDER}/{name}" in names, name
     assert all(name.startswith(f"{FOLDER}/") for name in names)
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
@@ -63,7 +66,7 @@ def test_the_kit_project_has_the_package_its_test_extra_and_no_site_tools(archiv
 
 def test_the_readme_names_every_module_with_its_tests_and_the_pages_that_teach_it(archive):
     readme = read(archive, "README.md")
-    assert 'pip install -e ".[test]"' in readme and "python -m pytest kit/tests" in readme
+    assert 'pip install -r requirements.txt -e ".[test]"' in readme and ".venv/bin/python -m pytest kit/tests" in readme
     rows = {line.split("|")[1].strip(" `"): line for line in readme.splitlines() if line.startswith("| `kit/")}
     modules = sorted(
         p.relative_to(ROOT).as_posix() for p in (ROOT / "kit" / "evidencedesk").rglob("*.py") if p.name != "__init__.py"
@@ -75,6 +78,40 @@ def test_the_readme_names_every_module_with_its_tests_and_the_pages_that_teach_i
         source = (ROOT / "docs" / page.src_uri).read_text(encoding="utf-8")
         for module in set(re.findall(r"kit/evidencedesk/([\w/]+\.py)", source)):
             assert f"*{page.title}* (`{page_url(page.src_uri)}`)" in rows[f"kit/evidencedesk/{module}"], (page, module)
+
+
+def pinned(archive: zipfile.ZipFile, name: str) -> dict[str, str]:
+    """{canonical name: version} of a requirements file of the download, its `-r` files followed."""
+    found = {}
+    for line in read(archive, name).splitlines():
+        if line.startswith("-r "):
+            found.update(pinned(archive, line[3:].strip()))
+        elif line and not line.startswith("#"):
+            name_, version = line.split("==")  # every other line pins one exact version
+            found[canonicalize_name(name_)] = version
+    return found
+
+
+def test_the_downloads_pins_are_the_locks_versions_of_everything_the_kit_its_tests_and_a_kernel_import(archive):
+    lock = read_lock((ROOT / "requirements.lock").read_text(encoding="utf-8"))
+    kit = tomllib.loads(read(archive, "pyproject.toml"))["project"]
+    pins, kernel = pinned(archive, "requirements.txt"), pinned(archive, "requirements-notebooks.txt")
+    assert {name: lock.get(name) for name in kernel} == kernel  # every pin is the lock's exact version
+    # what the kit and its tests need here (markers evaluated on this machine), dependencies included
+    needs = {canonicalize_name(n) for n in needed(kit["dependencies"] + kit["optional-dependencies"]["test"])}
+    assert needs <= set(pins), f"not pinned: {sorted(needs - set(pins))}"
+    assert {"pydantic", "pydantic-core", "pytest", "hypothesis", "nh3", "mcp"} <= set(pins)
+    assert {canonicalize_name(n) for n in needed(["ipykernel"])} <= set(kernel) and set(pins) <= set(kernel)
+    assert not {"mkdocs", "mkdocs-material", "playwright", "nbclient"} & set(kernel)  # the site's tools stay out
+
+
+def test_a_kit_dependency_the_lock_lacks_or_another_installed_version_stops_the_build():
+    with pytest.raises(PinError, match="requirements.lock pins no version of pydantic"):
+        closure(["pydantic"], {"packaging": "26.4"})
+    with pytest.raises(PinError, match=r"pydantic is installed at \S+, requirements.lock pins 0.0.1; run make"):
+        closure(["pydantic"], {"pydantic": "0.0.1"})
+    with pytest.raises(PinError, match="requirements.lock, line 2: expected name==version"):
+        read_lock("a==1\nb>=2\n")
 
 
 def test_with_a_site_url_the_readme_links_each_page():

@@ -242,5 +242,6 @@ def test_the_real_download_is_the_tracked_kit_with_its_readme_licence_and_projec
 
     files = packed(kit_download(ROOT, CONFIG["nav"], ROOT / "docs", ""))
 
-    assert sorted(files) == sorted([*tracked, "LICENSE", "README.md", "pyproject.toml"])
+    assert sorted(files) == sorted([*tracked, "LICENSE", "README.md", "pyproject.toml", "requirements-notebooks.txt",
+                                    "requirements.txt"])
     assert b"sk-sim-" in files["kit/evidencedesk/security.py"]

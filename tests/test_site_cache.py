@@ -129,18 +129,23 @@ def test_serve_reuses_an_unchanged_page_and_a_build_never_does(make_site):
 
 
 def test_hidden_files_and_linked_folders_of_the_inputs_are_in_the_key(make_site, tmp_path):
+    # A link counts by where it points: the walk never follows one (issue 35: out of the inputs, or back into a
+    # folder it walks, where two links to their own folder never ended), and names it in an INFO line.
     site = make_site({"index.md": PAGE}, {**KIT, "kit/.settings": "v1\n"})
-    outside = tmp_path / "shared-data"
-    outside.mkdir()
-    (outside / "rates.json").write_text("[1]\n", encoding="utf-8")
+    outside, elsewhere = tmp_path / "shared-data", tmp_path / "other-data"
+    for folder in (outside, elsewhere):
+        folder.mkdir()
+        (folder / "rates.json").write_text("[1]\n", encoding="utf-8")
     (site.root / "kit" / "linked").symlink_to(outside, target_is_directory=True)
     first = key_of(site)
 
     site.write("kit/.settings", "v2\n")
     second = key_of(site)
-    (outside / "rates.json").write_text("[2]\n", encoding="utf-8")
+    (site.root / "kit" / "linked").unlink()
+    (site.root / "kit" / "linked").symlink_to(elsewhere, target_is_directory=True)
 
     assert len({first, second, key_of(site)}) == 3
+    assert Inputs(site.root, DEFAULT_INPUTS).skipped == ["kit/linked (a symbolic link, not followed)"]
 
 
 def test_a_well_formed_json_entry_with_wrong_types_is_a_miss(tmp_path):

@@ -23,6 +23,13 @@ def test_prose_words_and_code_lines_are_counted_apart():
     assert reading_counts(page) == ReadingCounts(words=5, code_lines=4)
 
 
+def test_a_diagram_is_read_as_its_source_lines_not_as_the_words_of_its_drawing():
+    drawn = ('<p>One.</p><div class="diagram" tabindex="0" data-search-exclude data-lines="3"><svg role="img">'
+             "<style>#d .node{fill:#fff}</style><text>goal and state</text></svg></div>"
+             '<p class="diagram-scroll-hint" hidden>The diagram is wider than the screen</p><p>Two.</p>')
+    assert reading_counts(drawn) == ReadingCounts(words=2, code_lines=3)
+
+
 def test_reading_time_rounds_up_and_is_never_zero():
     assert ReadingCounts(0, 0).minutes == 1
     assert ReadingCounts(WORDS_PER_MINUTE, 0).minutes == 1

@@ -158,6 +158,33 @@ def test_sigterm_to_the_build_kills_its_blocks_at_once_and_exits_143(sleepers):
     assert_stopped(code, output, signal.SIGTERM, markers, temporary)
 
 
+def test_sighup_to_the_build_kills_its_blocks_at_once_and_exits_129(sleepers):
+    # Some CI runners cancel a job with SIGHUP: before issue 35 it killed the build alone, and the blocks ran on.
+    start, markers, temporary, _ = sleepers
+    build = start("build")
+
+    code, output = interrupted(build, signal.SIGHUP, group=False)
+
+    assert_stopped(code, output, signal.SIGHUP, markers, temporary)
+
+
+@pytest.mark.parametrize("sandbox", ["1", "0"])
+def test_sigkill_to_the_build_leaves_none_of_its_blocks_running(sleepers, monkeypatch, sandbox):
+    # Nothing can catch SIGKILL: what ends the blocks is the kernel (bubblewrap's --die-with-parent, the launcher's
+    # PR_SET_PDEATHSIG). The scratch folders stay (no one is left to remove them): temporary is not checked.
+    monkeypatch.setenv("SITEBUILD_SANDBOX", sandbox)
+    start, markers, temporary, _ = sleepers
+    build = start("build")
+
+    build.kill()
+    build.wait()
+
+    deadline = time.monotonic() + PROMPT  # a bound on the kernel's kill, never a measure of its speed
+    while processes(markers, temporary) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert processes(markers, temporary) == [], "a block's process outlived the killed build"
+
+
 def test_sigterm_to_accept_kills_its_blocks_approves_nothing_and_exits_143(sleepers):
     start, markers, temporary, site = sleepers
     build = start("accept")

@@ -188,6 +188,7 @@ READ_PROC = {
 
 @pytest.mark.parametrize("language", ["python", "bash"])
 def test_a_block_that_reads_the_builders_secret_fails_and_the_value_reaches_nothing(language, make_site, monkeypatch):
+    monkeypatch.setenv("SITEBUILD_SANDBOX", "0")  # the net where bubblewrap cannot start: in the sandbox /proc shows no builder (test_site_sandbox.py)
     monkeypatch.setenv("SITEBUILD_TEST_API_KEY", SECRET)
     monkeypatch.setenv("SITEBUILD_TEST_DB_PASSWORD", "correct-horse-battery")
     site = make_site({"index.md": page(fence(READ_PROC[language], language))})
@@ -203,6 +204,7 @@ def test_a_block_that_reads_the_builders_secret_fails_and_the_value_reaches_noth
 
 
 def test_a_secret_is_not_in_the_diff_against_an_approved_output(make_site, monkeypatch):
+    monkeypatch.setenv("SITEBUILD_SANDBOX", "0")  # the net where bubblewrap cannot start: in the sandbox /proc shows no builder (test_site_sandbox.py)
     site = make_site({"index.md": page(fence("print('stable')", id="leak"))})
     assert site.accept().code == 0
     monkeypatch.setenv("SITEBUILD_TEST_TOKEN", SECRET)

@@ -209,7 +209,7 @@ def test_a_printed_mermaid_diagram_that_could_load_is_shown_as_its_source(make_s
     html = article(site.html())
 
     assert built.code == 0, built
-    assert html.count('class="mermaid"') == 1 and "drawn" in html  # the harmless one is still a diagram
+    assert html.count('class="diagram"') == 1 and "drawn" in html  # the harmless one is still a diagram (an SVG)
     assert re.search(r'<pre><code>flowchart TB\n\s+A@\{ img: "https://images\.example', html), html
 
 

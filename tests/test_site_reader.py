@@ -6,12 +6,14 @@ import json
 from pathlib import Path
 
 import markdown
+import pytest
 
 from sitebuild import notebooks, render
-from sitebuild.blocks import Block
+from sitebuild.blocks import Block, page_blocks
 from sitebuild.chrome import Chrome, course_chrome
 from sitebuild.coursenav import course_pages
 from sitebuild.excerpts import Excerpt, excerpt_paths, kit_excerpts
+from sitebuild.page_prose import pieces
 from sitebuild.syllabus import courses, leads
 
 NAV = [
@@ -147,15 +149,24 @@ def shown(monkeypatch) -> list[notebooks.ShownBlock]:
 def test_a_notebook_holds_the_shown_blocks_in_order_with_the_pages_outputs(monkeypatch):
     blocks = shown(monkeypatch)
     assert [s.section for s in blocks] == ["Counting", "Answer: Easy"]
-    book = json.loads(notebooks.notebook("A page", "Beginner, page 1 of 1", blocks))
+    prose = pieces(PAGE, page_blocks(PAGE), {}, "beginner/a.md", "", "downloads/pages/beginner")
+    book = json.loads(notebooks.notebook("A page", "Beginner, page 1 of 1", blocks, prose))
     code = [c for c in book["cells"] if c["cell_type"] == "code"]
-    assert ["".join(c["source"]) for c in code] == ['print("two")', "%%bash\necho 'it''s'"]  # the hidden line is out
+    assert ["".join(c["source"]) for c in code] == ['print("two")', "%%script bash -e -o pipefail\necho 'it''s'"]  # the hidden line is out
     assert ["".join(c["outputs"][0]["text"]) for c in code] == ["two\n", "its\n"]
     assert [c["id"] for c in book["cells"]] == [f"cell-{n}" for n in range(1, len(book["cells"]) + 1)]
     assert book["nbformat"] == 4 and book["metadata"]["kernelspec"]["language"] == "python"
-    headings = ["".join(c["source"]) for c in book["cells"] if c["cell_type"] == "markdown"]
-    assert headings[0].startswith("# A page") and "evidencedesk-kit" in headings[0]
-    assert headings[1:] == ["## Counting", "## Answer: Easy"]
+    markdown = ["".join(c["source"]) for c in book["cells"] if c["cell_type"] == "markdown"]
+    assert markdown[0].startswith("# A page") and "evidencedesk-kit" in markdown[0]
+    assert markdown[1] == "## Counting" and markdown[2].startswith("**Answer: Easy**")
+    assert "checked: hidden" not in json.dumps(book)  # a hidden check stays out
+    assert code[0]["metadata"] == {} and code[1]["metadata"]["jupyter"] == {"source_hidden": True,
+                                                                          "outputs_hidden": True}
+
+
+def test_a_notebook_refuses_pieces_of_another_page(monkeypatch):
+    with pytest.raises(ValueError, match="other blocks"):
+        notebooks.notebook("A page", "", shown(monkeypatch), [])
 
 
 def test_a_script_holds_the_same_blocks_runs_bash_through_bash_and_compiles(monkeypatch, tmp_path: Path):

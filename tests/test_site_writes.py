@@ -19,6 +19,13 @@ from tests.test_site_serve import WAIT, serving, wait_for
 
 pytestmark = pytest.mark.site
 
+
+@pytest.fixture(autouse=True)
+def no_sandbox(monkeypatch):
+    """The guard is the net where bubblewrap cannot start; in the sandbox these writes fail as read-only
+    (tests/test_site_sandbox.py)."""
+    monkeypatch.setenv("SITEBUILD_SANDBOX", "0")
+
 APPEND = "with open('kit/data/log.txt', 'a') as f:\n    f.write('one more line\\n')\nprint('appended')"
 PROPERTY_TEST = """\
 from hypothesis import given, strategies as st

@@ -1,9 +1,12 @@
 // What a reader has read, kept in their own browser (localStorage; no server, no cookie).
-// On a course page (the chrome's data-progress-page): remember it as the last page visited, and let the
-// "Mark as read" buttons mark it read or unread. Everywhere: tick the pages marked read in the navigation
-// and in the home page's syllabus, count them, and fill the home page's "Continue where you left off".
-// The pages' keys are their addresses under the site root (sitebuild/coursenav.page_url), so they do not
-// depend on where the site is served. Without storage (a private window that refuses it) nothing is kept.
+// Stored: {read: {page: course}, lastRead: page}. A page's key is its address under the site root
+// (sitebuild/coursenav.page_url, the chrome's data-progress-page), without #fragment or ?query, so it does
+// not depend on where the site is served or which heading the reader came in at.
+// On a course page: the "Mark as read" buttons mark it read or unread (a page marked read becomes lastRead).
+// Everywhere: tick the pages marked read among the syllabus entries, that is the pages of the navigation and
+// of the home page's syllabus, never the page's own table of contents (links to #headings); count them; and
+// point the home page's "Continue" at the first unread page after the last one marked read, in syllabus
+// order (from the start when none is unread after it). Without storage nothing is kept.
 (function () {
   "use strict";
   var KEY = "evidencedesk-progress";
@@ -11,9 +14,9 @@
   function load() {
     try {
       var data = JSON.parse(window.localStorage.getItem(KEY) || "{}");
-      return {read: data.read || {}, last: data.last || null};
+      return {read: data.read || {}, lastRead: data.lastRead || null};
     } catch (error) {
-      return {read: {}, last: null};
+      return {read: {}, lastRead: null};
     }
   }
 
@@ -43,7 +46,9 @@
 
   function show(state) {
     document.querySelectorAll("a.md-nav__link, a.md-tabs__link").forEach(function (link) {
-      var key = keyOf(link.getAttribute("href"));
+      var href = link.getAttribute("href") || "";
+      var heading = href.indexOf("#") !== -1 || link.closest("[data-md-component='toc'], .md-nav--secondary");
+      var key = heading ? null : keyOf(href);
       link.classList.toggle("is-read", key !== null && key !== "" && key in state.read);
     });
     document.querySelectorAll("[data-progress-entry]").forEach(function (entry) {
@@ -69,37 +74,50 @@
       counter.textContent = " · " + count + " marked read";
     });
     var resume = document.querySelector("[data-progress-continue]");
-    if (resume && state.last) {
+    var next = resume && nextUnread(state);
+    if (next) {
       var link = resume.querySelector("[data-progress-continue-link]");
-      link.href = root + state.last.url;
-      link.textContent = state.last.title;
+      link.href = root + next.dataset.progressEntry;
+      link.textContent = next.querySelector("a").textContent;
       resume.querySelector("[data-progress-continue-where]").textContent =
-        "(" + state.last.course + ", page " + state.last.number + " of " + state.last.count + ")";
+        "(" + next.dataset.progressCourse + ", page " + next.dataset.progressNumber + " of " +
+        next.dataset.progressCount + ")";
       resume.querySelector("[data-progress-continue-title]").textContent = "Continue where you left off";
-      resume.dataset.progressContinue = "last";
+      resume.dataset.progressContinue = "next";
+    } else if (resume && Object.keys(state.read).length) {  // read pages, none unread
+      resume.querySelector("[data-progress-continue-title]").textContent = "Every page is marked read";
+      resume.dataset.progressContinue = "done";
     }
+  }
+
+  // The syllabus entry to continue at: the first unread one after the last page marked read (wrapping round
+  // to the start), or null when nothing is marked read yet (the start stays) or every page is read.
+  function nextUnread(state) {
+    var entries = Array.prototype.slice.call(document.querySelectorAll("[data-progress-entry]"));
+    var at = -1;
+    entries.forEach(function (entry, index) {
+      if (entry.dataset.progressEntry === state.lastRead) at = index;
+    });
+    if (at === -1 && !Object.keys(state.read).length) return null;
+    var order = at === -1 ? entries : entries.slice(at + 1).concat(entries.slice(0, at));
+    for (var i = 0; i < order.length; i += 1) {
+      if (!(order[i].dataset.progressEntry in state.read)) return order[i];
+    }
+    return null;
   }
 
   var state = load();
   var page = document.querySelector("[data-progress-page]");
   if (page) {
-    var title = document.querySelector("article h1");
-    state.last = {
-      url: page.dataset.progressPage,
-      title: title ? title.textContent.replace(/¶\s*$/, "").trim() : document.title,
-      course: page.dataset.progressCourse,
-      number: Number(page.dataset.progressNumber),
-      count: Number(page.dataset.progressCount)
-    };
-    save(state);
     document.querySelectorAll("[data-progress-mark]").forEach(function (button) {
       button.addEventListener("click", function () {
         var current = load();
-        current.last = state.last;
-        if (page.dataset.progressPage in current.read) {
-          delete current.read[page.dataset.progressPage];
+        var key = page.dataset.progressPage;
+        if (key in current.read) {
+          delete current.read[key];
         } else {
-          current.read[page.dataset.progressPage] = page.dataset.progressCourse;
+          current.read[key] = page.dataset.progressCourse;
+          current.lastRead = key;
         }
         save(current);
         state = current;

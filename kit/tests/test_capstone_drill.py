@@ -29,7 +29,7 @@ def drill(tmp_path):
 def test_with_every_control_the_ticket_is_found_contained_and_purged(drill):
     d = drill()
     assert d.reached and d.reached_at == DECIDE_AT and d.contained and d.clean
-    assert d.finding.run == "r-2" and d.finding.source_run == "r-1" and d.finding.code == "not_allowed"
+    assert d.finding.run == "r-2" and d.finding.source_runs == ("r-1",) and d.finding.code == "not_allowed"
     assert d.finding.tickets == (POISONED,) and d.quarantined == (POISONED,)
     assert d.purged == ("t-2201-subject", "t-2201-note-1")
     assert [e.at for e in d.events] == sorted(e.at for e in d.events) and d.events[-1].at == RUN_3_AT
@@ -97,3 +97,10 @@ def test_controls_are_strict_and_events_wrap_under_their_text():
         Controls(gate="yes")
     lines = Event(at=300, who="r-2", what="word " * 30).lines(40)
     assert max(map(len, lines)) <= 40 and all(line.startswith(" " * 17) for line in lines[1:])
+
+
+def test_bad_controls_or_a_missing_folder_are_named(tmp_path):
+    with pytest.raises(TypeError, match="Controls"):
+        run_drill({"review": "off"}, tmp_path)
+    with pytest.raises(ValueError, match="no-such-folder"):
+        run_drill(Controls(), tmp_path / "no-such-folder")

@@ -1,5 +1,8 @@
 """The property runner finds the Hypothesis tests, runs only them, and counts by file."""
 
+import subprocess
+import sys
+
 from evidencedesk.capstone.properties import TESTS_DIR, FileResult, property_files, run
 
 SAMPLE = '''
@@ -43,3 +46,15 @@ def test_a_selection_keeps_the_rest_out(tmp_path):
     results, code = run([sample], select="holds")
     assert code == 0 and results == [FileResult(name="test_sample_some.py", passed=1, failed=0)] and results[0].green
     assert run([sample], select="nothing_by_this_name") == ([], 5)
+
+
+def test_a_run_of_the_kits_files_uses_the_kits_derandomized_profile():
+    # a fresh process: Hypothesis' own default draws new examples; the run must load kit/tests/conftest.py
+    code = ("from hypothesis import settings\n"
+            "from evidencedesk.capstone.properties import TESTS_DIR, run\n"
+            "before = settings.default.derandomize\n"
+            "results, code = run([TESTS_DIR / 'test_routing_breakeven.py'])\n"
+            "after = settings.default\n"
+            "print(before, after.derandomize, after.deadline, after.database, code, len(results))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=240)
+    assert done.stdout.split() == ["False", "True", "None", "None", "0", "1"], done.stderr[-500:]

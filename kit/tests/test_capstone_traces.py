@@ -1,6 +1,7 @@
 """The drill's traces: spans on the real SDK with content capture off, and the search that follows them."""
 
 import pytest
+from opentelemetry.sdk.trace import ReadableSpan
 
 from evidencedesk.agent.fakes import FakeModel
 from evidencedesk.agent.loop import FixedPlan, ModelDecider
@@ -37,9 +38,21 @@ def test_no_span_holds_content_only_tags_and_ids(spans):
 
 def test_find_follows_the_email_span_to_the_run_and_the_ticket(spans):
     finding = find(spans)
-    assert (finding.run, finding.code, finding.source_run, finding.tickets) == ("r-2", "not_allowed", "r-1",
-                                                                                 (POISONED,))
+    assert (finding.run, finding.code, finding.source_runs, finding.tickets) == ("r-2", "not_allowed", ("r-1",),
+                                                                                  (POISONED,))
     assert "tool:get_ticket:o1@r-1" in finding.notes
+
+
+def test_find_names_every_run_whose_notes_the_trace_loaded(spans):
+    def with_memory(span, tags):
+        return ReadableSpan(name=span.name, context=span.context, parent=span.parent, kind=span.kind,
+                            attributes={**span.attributes, MEMORY: tags}, start_time=span.start_time,
+                            end_time=span.end_time, status=span.status)
+
+    tags = ("note:a@r-0", "tool:get_ticket:o1@r-1", "note:b@r-0", "fact:untagged")
+    mixed = [with_memory(s, tags) if (s.attributes or {}).get(RUN) == "r-2" else s for s in spans]
+    finding = find(mixed)
+    assert finding.source_runs == ("r-0", "r-1") and finding.tickets == (POISONED,)  # r-0 read nothing traced
 
 
 def test_find_ignores_the_tool_outside_the_feature_and_a_trace_without_it(spans):

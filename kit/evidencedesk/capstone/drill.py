@@ -16,7 +16,8 @@ pattern finds it. The controls (Controls) are the review, the gate, tracing and 
   summary's trace with a span of the email tool. The finding follows the trace's memory tags to the run
   that wrote the notes, and that run's trace to the ticket it read. With tracing off nothing is searched.
 - RESPOND_S after a finding, the on-call engineer quarantines the tickets it names (later runs read them
-  as missing) and, with the purge control on, purges the poisoned run's notes (purge_run).
+  as missing; the ticket is kept, as evidence) and, with the purge control on, purges the notes of each run
+  the finding names (purge_run): every run whose notes r-2 loaded, since the trace cannot say which one.
 - At RUN_3_AT, run r-3 repeats r-2's summary on what memory holds then, and r-4 reads T-2201 again:
   the drill's check of the response.
 Every step is an Event on the drill's clock, so review.py writes the post-incident review from them.
@@ -39,8 +40,8 @@ from evidencedesk.agent.loop import Agent, Decider, ModelDecider, Run
 from evidencedesk.agent.memory import SessionMemory
 from evidencedesk.agent.poisoning import FollowsMemory, NoteTaker
 from evidencedesk.agent.proposals import MemoryReview, ask_for_notes, purge_run, run_of, run_tag
-from evidencedesk.capstone.traces import SUMMARY, Finding, find, tickets_read, traced_run
 from evidencedesk.agent.scenarios import AGENT_DATA, lab
+from evidencedesk.capstone.traces import SUMMARY, Finding, find, tickets_read, traced_run
 from evidencedesk.gate import ToolGate
 from evidencedesk.helpdesk import DocumentStore, Outbox, TicketStore, default_registry
 from evidencedesk.security import Session
@@ -63,8 +64,9 @@ DECIDE_AT, RUN_2_AT, RESPOND_S, RUN_3_AT = 120.0, 300.0, 120.0, 480.0
 class Controls(BaseModel):
     """The controls a drill runs with: review ("approve" or "decline": the reviewer's decision on held notes;
     "off": notes are written without review), gate (True: the email tool is a write, and summaries hold no
-    write grant, so the gate refuses it; False: the tool is registered as a read and runs at once), tracing (True: every
-    run is traced and the spans are searched), purge (True: the responder purges the poisoned run's notes).
+    write grant, so the gate refuses it; False: the tool is registered as a read and runs at once), tracing
+    (True: every run is traced and the spans are searched), purge (True: the responder purges the notes of
+    the runs the finding names).
     Strict, frozen.
 
     Example: Controls(review="off").gate -> True
@@ -100,7 +102,7 @@ class Drill(BaseModel):
     stored; None when none was), finding (a Finding, or None), emails (int,
     emails that left), purged (the keys purge_run removed), quarantined (the tickets quarantined), live_after
     (notes of the poisoned run live when r-3 started), later_write (r-3 proposed the email again).
-    Example: run_drill(Controls()).contained -> True
+    Example: run_drill(Controls(), Path(tmp))[0].contained -> True
     """
 
     model_config = ConfigDict(frozen=True)
@@ -212,11 +214,18 @@ def _summary(run_id: str, controls: Controls, clock: ManualClock, folder: Path, 
 
 
 def run_drill(controls: Controls, folder: Path) -> tuple[Drill, Tracing | None]:
-    """Play the drill with controls; memory files go into folder (Path, a temporary folder of the caller's).
+    """Play the drill with controls (Controls); memory files go into folder (Path, an existing folder of the
+    caller's, a temporary one).
 
-    Returns the Drill record and the Tracing that holds its spans (None with tracing off).
+    Returns the Drill record and the Tracing that holds its spans (None with tracing off). Raises TypeError
+    when controls is not a Controls, and ValueError naming folder when it is not an existing folder.
     Example: run_drill(Controls(tracing=False), Path(tmp))[0].detected -> False
     """
+    if not isinstance(controls, Controls):
+        raise TypeError(f"controls must be a drill.Controls, got {type(controls).__name__}")
+    if not Path(folder).is_dir():
+        raise ValueError(f"folder must be an existing folder for the drill's memory file, got {str(folder)!r}")
+    folder = Path(folder)
     clock, events = ManualClock(), []
     tracing = make_tracing(clock, seed="capstone-drill") if controls.tracing else None
     reached_at = _first_run(controls, clock, folder, events, tracing)
@@ -231,17 +240,21 @@ def run_drill(controls: Controls, folder: Path) -> tuple[Drill, Tracing | None]:
     purged: tuple[str, ...] = ()
     quarantined: tuple[str, ...] = ()
     if finding is not None:
+        runs = ", ".join(finding.source_runs) or "no tagged run"
         events.append(Event(at=clock(), who="traces", what=f"found {finding.evidence}; its notes came from "
-                                                            f"{finding.source_run}, which read "
-                                                            f"{', '.join(finding.tickets)}"))
+                                                            f"{runs}, which read "
+                                                            f"{', '.join(finding.tickets) or 'no ticket'}"))
         clock.advance(RESPOND_S)
         quarantined = finding.tickets
-        events.append(Event(at=clock(), who=ON_CALL, what=f"quarantined {', '.join(quarantined)}"))
-        if controls.purge:
+        if quarantined:
+            events.append(Event(at=clock(), who=ON_CALL, what=f"quarantined {', '.join(quarantined)}"))
+        if controls.purge and finding.source_runs:
             memory = SessionMemory.load(folder / "memory.json", clock, owner=USER)
-            purged = purge_run(memory, finding.source_run)
+            for run_id in finding.source_runs:  # every suspect run: the trace cannot say which note did it
+                keys = purge_run(memory, run_id)
+                purged += keys
+                events.append(Event(at=clock(), who=ON_CALL, what=f"purged {run_id}: {', '.join(keys)}"))
             memory.save(folder / "memory.json")
-            events.append(Event(at=clock(), who=ON_CALL, what=f"purged {finding.source_run}: {', '.join(purged)}"))
     clock.advance(RUN_3_AT - clock())
     agent3, r3, outbox3 = _summary("r-3", controls, clock, folder, tracing, frozenset(quarantined))
     live_after = sum(run_of(n.source) == "r-1" for n in agent3.memory.notes())

@@ -3,14 +3,16 @@
 A property test here is a test that Hypothesis runs on generated examples, a function decorated with
 @given; hypothesis.is_hypothesis_test() is Hypothesis's public way to tell one (Hypothesis documentation,
 "Detect Hypothesis tests", read 2026-12-03), which is how the plugin below keeps them apart from the
-example tests in the same files. The files
-searched are the test files that import hypothesis (read with ast). run() calls pytest in this process
-with PropertyCollector as a plugin, which keeps only the property tests (and, with a -k expression,
-pytest's own selection among them), and counts what passed and failed, by file. Each property runs as
-its file sets it (the suite fixes its examples with derandomize, so a run is repeatable). Left out: tests
+example tests in the same files. The files searched are the test files that import hypothesis (read
+with ast). run() calls pytest in this process with PropertyCollector as a plugin, which keeps only the
+property tests (and, with a -k expression, pytest's own selection among them), and counts what passed
+and failed, by file. pytest loads kit/tests/conftest.py with the files, and with it the kit's Hypothesis
+profile (derandomize=True, deadline=None, database=None): every run tries the same examples, so a green
+run repeats on any machine, and a property can only find what those examples reach. Left out: tests
 that call hypothesis.find() inside an example test (they search for a counterexample the page wants
-found, rather than state a property), and pytest's terminal report, which the command replaces with one
-line per file. pytest and hypothesis are imported only when properties run: they come with the kit's test extras.
+found, rather than state a property), a run with fresh examples (another profile), and pytest's
+terminal report, which the command replaces with one line per file. pytest and hypothesis are imported
+only when properties run: they come with the kit's test extras.
 """
 
 from __future__ import annotations
@@ -78,13 +80,15 @@ class PropertyCollector:
         self.by_test: dict[str, bool] = {}
         self.deselected = 0
 
-    def pytest_collection_modifyitems(self, config: Any, items: list[Any]) -> None:
+    def pytest_collection_modifyitems(self, config: Any,
+                                      items: list[Any]) -> None:
         """Keep the items whose test function is a Hypothesis test."""
         if not self.only_properties:
             return
         from hypothesis import is_hypothesis_test  # a test extra of the kit
 
-        keep = [i for i in items if is_hypothesis_test(getattr(i, "obj", None))]
+        keep = [i for i in items
+                if is_hypothesis_test(getattr(i, "obj", None))]
         drop = [i for i in items if i not in keep]
         self.deselected += len(drop)
         if drop:

@@ -72,8 +72,8 @@ def review_lines(drill: Drill) -> list[str]:
     else:
         found_at = next(e.at for e in drill.events if e.who == "traces")
         lines += _wrap("Detected by:", f"the traces: {finding.evidence}; its root span names the notes it "
-                                       f"loaded, written by {finding.source_run}, which read "
-                                       f"{', '.join(finding.tickets)}")
+                                       f"loaded, written by {', '.join(finding.source_runs) or 'no tagged run'}, "
+                                       f"which read {', '.join(finding.tickets) or 'no ticket'}")
         if drill.reached_at is not None:
             lines.append(f"    {found_at - drill.reached_at:.0f} s after the poisoned notes reached memory")
     held = "no email left" if drill.contained else f"{drill.emails} email(s) left"

@@ -118,8 +118,9 @@ def adapter(module: Any) -> tuple[Callable[..., Any], Callable[..., Any]]:
 
     load, check = first(LOADERS), first(CHECKERS)
     if load is None or check is None:
-        raise CourseError(f"{module.__name__} has no loader ({', '.join(LOADERS)}) "
-                          f"or no checker ({', '.join(CHECKERS)})")
+        raise CourseError(f"{module.__name__} has no loader "
+                          f"({', '.join(LOADERS)}) or no checker "
+                          f"({', '.join(CHECKERS)})")
     return load, check
 
 

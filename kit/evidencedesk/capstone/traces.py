@@ -8,10 +8,11 @@ span carries besides is the kit's own, under its own prefix: the run id (RUN), t
 of the memory notes the run loaded (MEMORY: tags such as "tool:get_ticket:o1@r-1", which name a run and an
 observation, never the note's text) and the ids of the tickets the run read (TICKETS). find() is the
 on-call's query: a tool span of the email tool inside a summary's trace is out of character whatever text
-caused it; the finding follows that trace's MEMORY tags to the run that wrote the notes, and that run's
-trace to the tickets it read. Left out: a tracing backend and its query language, alerting, sampling (every
-trace is kept here; a sampled-out trace would hide the finding), and spans for the agent's own check, which
-refuses a tool the task does not list before any tool span starts.
+caused it; the finding follows that trace's MEMORY tags to every run that wrote a loaded note (the trace
+cannot say which note did it), and those runs' traces to the tickets they read. Left out: a tracing
+backend and its query language, alerting, sampling (every trace is kept here; a sampled-out trace would
+hide the finding), and spans for the agent's own check, which refuses a tool the task does not list
+before any tool span starts.
 """
 
 from __future__ import annotations
@@ -83,8 +84,8 @@ def traced_run(agent: Agent, goal: str, run_id: str, tracing: Tracing, feature: 
 
 class Finding(BaseModel):
     """What find() found: the run whose trace shows the tool, the tool's outcome (its error.type, or "ok"),
-    the memory tags that run loaded, the run that wrote them (source_run), the tickets that run read, and the
-    evidence as one line. Example: finding.source_run -> "r-1"
+    the memory tags that run loaded, the runs those tags name (source_runs, in tag order, each once), the
+    tickets those runs read, and the evidence as one line. Example: finding.source_runs -> ("r-1",)
     """
 
     model_config = ConfigDict(frozen=True)
@@ -92,7 +93,7 @@ class Finding(BaseModel):
     tool: str
     code: str
     notes: tuple[str, ...]
-    source_run: str
+    source_runs: tuple[str, ...]
     tickets: tuple[str, ...]
     evidence: str
 
@@ -100,7 +101,8 @@ class Finding(BaseModel):
 def find(spans: Sequence[ReadableSpan], tool: str = "send_email_draft",
          feature: str = SUMMARY) -> Finding | None:
     """The first span of tool (str) in a trace of feature (str), followed
-    to the run that wrote the notes that trace loaded.
+    to every run that wrote a note that trace loaded: with content capture
+    off, no span says which note moved the model, so each is a suspect.
 
     spans (finished ReadableSpans, any order). Returns a Finding, or None
     when no such span exists. Example: find(spans).tickets -> ("T-2201",)
@@ -114,10 +116,11 @@ def find(spans: Sequence[ReadableSpan], tool: str = "send_email_draft",
                 or root.get(FEATURE) != feature:
             continue
         notes = tuple(root.get(MEMORY, ()))
-        source = next((run_of(t) for t in notes if run_of(t)), "")
-        tickets = tuple(by_run.get(source, {}).get(TICKETS, ()))
+        runs = tuple(dict.fromkeys(r for r in map(run_of, notes) if r))
+        tickets = tuple(dict.fromkeys(
+            t for r in runs for t in by_run.get(r, {}).get(TICKETS, ())))
         code, run = str(a.get(ERROR_TYPE, "ok")), str(root.get(RUN))
         said = f"{run}, a {feature} run, called {tool} ({code})"
         return Finding(run=run, tool=tool, code=code, notes=notes,
-                       source_run=source, tickets=tickets, evidence=said)
+                       source_runs=runs, tickets=tickets, evidence=said)
     return None
