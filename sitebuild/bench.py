@@ -14,6 +14,8 @@ this machine:
   reads (EDITED, read by the human-approval page alone), against the full serve rebuild that runs every
   page, with the pages each re-ran, that page's own run (as serve runs it, recording its reads), and the
   rebuild after undoing the edit;
+- the CPU-seconds (user + system, the build's and its blocks') of the cold build recording what each page read
+  (audit.py) against the same build with SITEBUILD_TRACE=0, which records nothing;
 - `make test`'s CPU-seconds per course page: user + system seconds of `make test` and every process it
   waited for (as `/usr/bin/time` counts, the measure its target was set in), and of every process it started,
   Chromium's included (as a child subreaper, see test_cpu_per_page), each divided by the course pages
@@ -23,8 +25,8 @@ this machine:
 Each cold build is the median of three, the two configs taking turns, so that a slow spell of a shared
 machine falls on both of them and not on one figure of the ratio.
 
-The figures are wall-clock seconds from time.perf_counter: this is the one place the site reads a
-clock, and no page or test depends on it.
+The figures are wall-clock seconds from time.perf_counter, and CPU-seconds from resource.getrusage: this is
+the one place the site reads a clock, and no page or test depends on it.
 """
 
 from __future__ import annotations
@@ -108,15 +110,38 @@ def _markdown_exec_alone(folder: Path, config: dict, pages: list[str]) -> None:
     _write_yaml(folder / "mkdocs-mx.yml", alone)
 
 
-def cold_build(folder: Path, config: str) -> float:
-    """Seconds of `python -m mkdocs build` with config, from a fresh interpreter."""
+def cold_build(folder: Path, config: str, env: dict[str, str] | None = None) -> float:
+    """Seconds of `python -m mkdocs build` with config, from a fresh interpreter (env: variables added)."""
+    return _build(folder, config, env)[0]
+
+
+def _build(folder: Path, config: str, env: dict[str, str] | None = None) -> tuple[float, float]:
+    """Wall-clock seconds and CPU-seconds (user + system of the build and every process it waited for: its blocks,
+    under their launchers) of `python -m mkdocs build` with config, from a fresh interpreter."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", config], cwd=folder,
-                          env={**os.environ, **QUIET}, capture_output=True, text=True, check=False)
+                          env={**os.environ, **QUIET, **(env or {})}, capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode:
         raise SystemExit(f"bench: the build with {config} failed:\n{done.stdout}{done.stderr}")
-    return seconds
+    return seconds, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def reads_cpu(folder: Path, builds: int = 3) -> tuple[float, float]:
+    """CPU-seconds of a cold build (as `make site` runs it) that records what each page read (audit.py, the
+    default) and of one that does not (SITEBUILD_TRACE=0): the median of builds each, taking turns.
+
+    Example: reads_cpu(folder)  # (41.2, 38.9)
+    """
+    recorded, unrecorded = [], []
+    for _ in range(builds):
+        recorded.append(_build(folder, "mkdocs.yml")[1])
+        unrecorded.append(_build(folder, "mkdocs.yml", {"SITEBUILD_TRACE": "0"})[1])
+    return statistics.median(recorded), statistics.median(unrecorded)
 
 
 SERVE_SCRIPT = """
@@ -170,13 +195,13 @@ edit = rebuild()
 edited.write_text(before, encoding="utf-8")
 undo = rebuild()
 sys.path.insert(0, str(Path(sys.argv[4])))
-from sitebuild import reads
+from sitebuild import audit
 from sitebuild.blocks import page_blocks
 from sitebuild.verify import run_blocks
 blocks = page_blocks(Path("docs", page).read_text(encoding="utf-8"))
 with tempfile.TemporaryDirectory() as records:
     start = time.perf_counter()
-    run_blocks(blocks, Path(".").resolve(), "docs/" + page, 600, trace=(reads.tracer(), Path(records)))
+    run_blocks(blocks, Path(".").resolve(), "docs/" + page, 600, trace=(audit.AUDIT, Path(records)))
     own = time.perf_counter() - start
 print(json.dumps({"full": full, "edit": edit, "undo": undo, "own": own, "counts": counts}))
 """
@@ -271,7 +296,9 @@ def compare(repo: Path, rebuilds: int = 5, cold_builds: int = 3, test: bool = Tr
     Returns:
         {"cold_build_s", "serve_rebuild_ours_s", "serve_rebuild_markdown_exec_s", "build_jobs_1_s" (seconds),
         "serve_ratio", "jobs_ratio", "kit_edit_s", "kit_full_s", "kit_page_own_s", "kit_edit_ratio" (the edit's
-        rebuild over the page's own run), "kit_edit_pages", "kit_undo_pages", and with test "test_cpu_per_page_s"}.
+        rebuild over the page's own run), "kit_edit_pages", "kit_undo_pages", "site_cpu_reads_s",
+        "site_cpu_no_reads_s" (CPU-seconds), "reads_cpu_ratio", and with
+        test "test_cpu_per_page_s"}.
 
     Raises:
         SystemExit: a build or a serve rebuild failed (its output is in the message).
@@ -292,6 +319,7 @@ def compare(repo: Path, rebuilds: int = 5, cold_builds: int = 3, test: bool = Tr
         ours = serve_rebuilds(folder, "mkdocs.yml", folder / "docs" / AGENT_PAGE, rebuilds, {"SITEBUILD_MODE": "serve"})
         alone = serve_rebuilds(folder, "mkdocs-mx.yml", folder / "docs-mx" / AGENT_PAGE, rebuilds, {})
         edit = kit_edit(folder, repo)
+        recorded, unrecorded = reads_cpu(folder, cold_builds)
     figures = {
         "cold_build_s": cold,
         "serve_rebuild_ours_s": statistics.median(ours),
@@ -317,6 +345,10 @@ def compare(repo: Path, rebuilds: int = 5, cold_builds: int = 3, test: bool = Tr
           f"{edit['counts'][2]} re-run")
     print(f"  that page's own run: {edit['own']:6.2f} s; ratio rebuild / own run: "
           f"{figures['kit_edit_ratio']:6.2f}   (target <= 1.3)")
+    figures.update(site_cpu_reads_s=recorded, site_cpu_no_reads_s=unrecorded, reads_cpu_ratio=recorded / unrecorded)
+    print(f"cold build CPU, recording what each page read: {recorded:6.2f} CPU-s; without (SITEBUILD_TRACE=0): "
+          f"{unrecorded:6.2f} CPU-s (medians of {cold_builds})")
+    print(f"  ratio recorded / not recorded:             {figures['reads_cpu_ratio']:6.2f}   (target <= 1.15)")
     if test:
         cpu, waited_cpu, course_pages = test_cpu_per_page(repo)
         figures["test_cpu_per_page_s"] = cpu / course_pages

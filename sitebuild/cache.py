@@ -7,9 +7,10 @@ A page's run is kept under two parts:
   (requirements.lock), the block environment (runner.block_env), the site's default timeout and the list
   of block inputs (environment_digest). Display options (title, hl_lines, show, source, ...) and the
   page's prose are not in it, so editing them re-runs nothing;
-- its reads: the block inputs the run read (reads.py records them, inputs.py digests them), each with its
-  digest when the run started. A run whose reads are not known for sure (no strace, a process it could not
-  follow) keeps the digest of every input file instead, as the only key used to (inputs.Inputs.full).
+- its reads: the block inputs the run read (audit.py records them in every build, or reads.py with strace;
+  inputs.py digests them), each with its digest when the run started. A run whose reads are not known for sure
+  (a program whose reads are not recorded, a process that left no whole record) keeps the digest of every input
+  file instead, as the only key used to (inputs.Inputs.full).
 A stored run is reused when its key is the page's and every input it read is as it was (or, for a run
 whose reads are not known, every input file is). An edit of a kit module re-runs only the pages whose runs read
 it; undoing the edit re-runs nothing, since each page keeps its last MAX_RUNS runs (at most MAX_BYTES of

@@ -7,7 +7,7 @@ python and bash at this machinery. A build goes:
    (blocks.page_blocks); each page's blocks are queued to run in a pool of `extra.block_jobs`
    workers (default: one per CPU), one fresh interpreter per page. In `make serve`, a page whose
    run would be the same as last time reuses its cached results instead (cache.py); every build
-   stores the runs that passed, so the first serve after `make site` is already warm.
+   stores the runs that passed, with what each read (audit.py), so the first serve after `make site` is warm.
 2. on_page_markdown: waits for the page's results and holds them against its approved outputs.
 3. While MkDocs renders the page, each fence is drawn from those results (render.py): the source
    titled "Python" or "Bash", then the output, escaped, titled "Output".
@@ -54,6 +54,7 @@ from mkdocs.utils.meta import get_data  # noqa: E402
 
 from sitebuild import (  # noqa: E402
     approved,
+    audit,
     cache,
     crosslinks,
     diagrams,
@@ -97,8 +98,12 @@ class PagePlan:
         return self.run.result()[:2]
 
     def read(self) -> dict[str, bool] | None:
-        """What the page's run read (reads.paths), or None when that is not known; waits for the run to end."""
+        """What the page's run read (audit.paths, reads.paths), or None when that is not known; waits for the run."""
         return self.run.result()[2]
+
+    def unknown(self) -> str:
+        """Why the page's recorded run's reads are not known ("" when they are, or were not recorded)."""
+        return self.run.result()[3]
 
 
 @dataclass
@@ -134,6 +139,7 @@ class SiteState:
     wrote: list[str] = field(default_factory=list)  # pages whose blocks wrote into guarded files, this build
     dirty: bool = False  # --dirty: only the pages MkDocs rebuilds are run and verified
     pages: set[str] = field(default_factory=set)  # every page of the build (src_uri), rebuilt or not
+    unknown_reads: list[str] = field(default_factory=list)  # "page (why)" of each stored run whose reads are unknown
     memory: int = 0  # MB of address space each process of a page may take (extra.block_memory; 0: no limit)
     site_dir: Path | None = None  # where the site is built: emptied when the build fails (on_build_error)
     approved: dict[str, tuple[dict[str, str], str]] = field(default_factory=dict)  # src_uri -> approved.read(), as
@@ -159,7 +165,7 @@ class SiteState:
         stored = self.cache.get(page_path, key, self.snapshot) if self.reuse and blocks else None
         if stored is not None and len(stored) == len(blocks):
             done: Future = Future()
-            done.set_result((stored, None, None))
+            done.set_result((stored, None, None, ""))
             return PagePlan(markdown, blocks, problems, done, reused=True)
         twice = self.mode == "accept"
         run = self.pool.submit(_run_page, blocks, self.root, page_path, self.timeout, twice, self.guard, self.tracer,
@@ -170,12 +176,17 @@ class SiteState:
 def _run_page(blocks: list[Block], root: Path, page: str, timeout: float, twice: bool, guard: WriteGuard | None,
               tracer: str | None, memory: int = 0):
     """A pool task: run a page's blocks once (twice in accept mode, one run after the other); with tracer, the
-    first run records what it read (reads.py). Returns (results, second results or None, reads or None)."""
+    first run records what it read (audit.py, or strace: reads.py). Returns (results, second results or None, reads
+    or None, and when reads are None although recorded, why)."""
     with tempfile.TemporaryDirectory(prefix="sitebuild-reads-") as records:
         trace = (tracer, Path(records)) if tracer else None
         first = run_blocks(blocks, root, page, timeout, guard=guard, trace=trace, memory=memory)
-        read = reads.paths(Path(records)) if trace else None
-    return first, (run_blocks(blocks, root, page, timeout, guard=guard, memory=memory) if twice else None), read
+        if tracer == audit.AUDIT:
+            read, unknown = audit.paths(Path(records))
+        else:
+            read = reads.paths(Path(records)) if trace else None
+            unknown = "strace's record of it is incomplete" if trace and read is None else ""
+    return first, (run_blocks(blocks, root, page, timeout, guard=guard, memory=memory) if twice else None), read, unknown
 
 
 WRITES_FILE = "writes.json"  # in the serve cache: the pages whose blocks wrote into guarded files last rebuild
@@ -341,9 +352,10 @@ def on_files(files, config):
     site.snapshot = Inputs(site.root, site.inputs)
     if site.snapshot.skipped:
         log.info(f"block inputs: listed, not read: {', '.join(site.snapshot.skipped)}")
-    # Serve's runs record what they read (reads.py); a build's are stored under the key of every input (tracing
-    # costs CPU, and `make site` and `make test` run every page anyway); SITEBUILD_TRACE=0 turns it off.
-    site.tracer = reads.tracer() if site.mode == "serve" and os.environ.get(reads.TRACE_ENV) != "0" else None
+    # Every run but accept's records what it read (audit.py; SITEBUILD_TRACE=strace: strace, reads.py; 0: off).
+    trace = os.environ.get(reads.TRACE_ENV, audit.AUDIT)
+    site.tracer = (None if site.mode == "accept" or trace == "0"
+                   else reads.tracer() if trace == "strace" else audit.AUDIT)
     site.reuse = site.mode == "serve" or os.environ.get(cache.REUSE_ENV) == "1"
     site.guard = WriteGuard(site.root, _protected(config, site.root, site.data_dir, site.inputs),
                             startup=sorted({Path(sysconfig.get_paths()[k]) for k in ("purelib", "platlib")}))
@@ -397,6 +409,8 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
         accept(report, approved_outputs, approved_file)
     if site.mode != "accept" and not plan.reused and plan.blocks and all(o.run_ok for o in report.outcomes):
         site.cache.put(page_path, plan.cache_key, results, site.snapshot, plan.read())
+        if plan.unknown():
+            site.unknown_reads.append(f"{page_path} ({plan.unknown()})")
     if not plan.reused and any(r.problem.startswith(WROTE) for r in results):
         site.wrote.append(page_path)
     fences.set_handler(_render_fence)
@@ -527,6 +541,9 @@ def on_post_build(config) -> None:
     reused = sum(p.reused for p in with_blocks)
     log.info(f"blocks: {len(with_blocks) - reused} page(s) ran, {reused} reused from the cache, "
              f"{site.jobs} at a time")
+    if site.unknown_reads:  # once a build: these pages' stored runs are keyed on every input file
+        log.info(f"reads: {len(site.unknown_reads)} page(s) stored with the key of every input file, since what "
+                 f"they read is not known for sure (any input edit re-runs them): {'; '.join(site.unknown_reads)}")
     if site.warnings is not None:
         pagenotes.show_link_warnings(site)
     if site.mode == "serve":

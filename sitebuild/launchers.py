@@ -39,7 +39,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import reads, reaper, sandbox
+from . import audit, reads, reaper, sandbox
 from .leftovers import kill_leftovers, start_time
 
 REAPER = Path(__file__).with_name("reaper.py")
@@ -80,7 +80,7 @@ _running: dict[int, Launch] = {}  # launcher pid -> its Launch
 _here = threading.local()  # .pool: the PagePool whose page this thread runs, if any
 
 
-Trace = tuple[str, Path]  # (strace's path, the folder of the run's records): how a run records its reads
+Trace = tuple[str, Path]  # (strace's path or audit.AUDIT, the folder of the run's records): how a run records reads
 
 
 def start(program: list[str], report, mark: str, handed: tuple[int, ...] = (), trace: Trace | None = None,
@@ -88,14 +88,18 @@ def start(program: list[str], report, mark: str, handed: tuple[int, ...] = (), t
     """Start program under reaper.py (a child subreaper) in a session of its own; it reports into report.
 
     With trace, program runs under strace, which records what it reads into a new record in the folder
-    (reads.py). Where bubblewrap works, the launcher runs in a sandbox (sandbox.py) in which only the folders
-    of writable (and trace's) can be written; memory: bytes of address space each of its processes may take
-    (0: no limit; reaper.py). The launcher is recorded with its block's mark (MARK_ENV) until ended(); in a
-    thread of a PagePool that is stopping, nothing starts: raises Stopped.
+    (reads.py), or, for the tracer audit.AUDIT, records it itself (audit.py). Where bubblewrap works, the
+    launcher runs in a sandbox (sandbox.py) in which only the folders of writable (and trace's) can be written;
+    memory: bytes of address space each of its processes may take (0: no limit; reaper.py). The launcher is
+    recorded with its block's mark (MARK_ENV) until ended(); in a thread of a PagePool that is stopping, nothing
+    starts: raises Stopped.
     """
     fds = (report.fileno(), *handed)
     spare = []
-    if trace is not None:
+    if trace is not None and trace[0] == audit.AUDIT:  # recorded by the run's own processes: no strace
+        options["env"] = {**options.get("env", os.environ), **audit.launch(trace[1], program)}
+        writable = (*writable, trace[1])
+    elif trace is not None:
         prefix = str(trace[1] / secrets.token_hex(8))
         program, spare = reads.command(trace[0], prefix, program), [f"--tracer={prefix}"]
         writable = (*writable, trace[1])

@@ -150,6 +150,7 @@ def main() -> None:
         replies.write(json.dumps({"raised": raised, "token": block["token"]}) + "\n")
         replies.flush()
     sys.stdout.flush()
+    sys.audit("sitebuild.reads.end")  # the page is done: its read record is written now (audit.py), not at exit
     os._exit(0)  # the request pipe closed: the page is done. At once, as the kill that ended it before did: no atexit
 
 

@@ -1,0 +1,138 @@
+"""Every build records what each page read (issue 37): audit hooks in its Python, xtrace in its shells (audit.py).
+
+So the serve cache after `make site` already holds each page's reads: the first kit edit re-runs only the page
+that read it, undoing it re-runs none. A page whose reads cannot be known for sure keeps the key of every input
+file, and the build's log says so once.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from sitebuild import audit, reads
+from tests.conftest import fence, page
+from tests.test_site_reads import KIT, ran, serve
+
+pytestmark = pytest.mark.site
+
+READER = page(fence("from kit.alpha import value\nprint(value())"), fence("sed -n 1p kit/sed_source.txt", "bash"))
+BESIDE = page(fence("from kit.other import value\nprint(value())"), title="Beside")
+EDIT = ("kit/alpha.py", "def value():\n    return 'alpha one'\n# one more line\n")
+
+
+def test_after_make_site_a_kit_edit_reruns_only_the_page_that_read_it_and_undoing_it_none(make_site, monkeypatch):
+    monkeypatch.setattr(reads, "tracer", lambda: pytest.fail("strace was asked for: reads are known without it"))
+    site = make_site({"index.md": READER, "beside.md": BESIDE}, KIT)
+    assert site.accept().code == 0
+    built = site.build("--strict")  # `make site`: every page runs, and its reads are stored
+    assert built.code == 0, built.output
+    assert ran(built) == (2, 0)
+    assert "reads:" not in built.output  # every page's reads are known
+    before = (site.root / EDIT[0]).read_text(encoding="utf-8")
+
+    site.write(*EDIT)  # a one-line edit of a kit module the home page imports
+    edited = serve(site)
+    site.write(EDIT[0], before)
+    undone = serve(site)
+
+    assert ran(edited) == (1, 1), edited.output  # the page that imports it ran; the other was reused
+    assert ran(undone) == (0, 2), undone.output  # its run from `make site` fits again
+
+
+@pytest.mark.parametrize(("block", "why"), [
+    (fence("ls kit > /dev/null && echo listed", "bash"), "ran ls, whose reads are not recorded"),
+    (fence("import subprocess\nsubprocess.run(['ls', 'kit'], check=True, capture_output=True)\nprint('listed')"),
+     "ran ls, whose reads are not recorded"),
+    (fence("python -I -c 'print(1)'", "bash"), "ran Python with -I"),
+    (fence("import subprocess, sys\n"
+           "subprocess.run([sys.executable, '-I', '-c', 'print(1)'], executable=sys.executable)"),
+     "ran Python with -I"),
+    (fence("cat <(echo hi)", "bash"), "a process substitution"),
+    (fence('f=kit/cat_source.txt; f=kit/sed_source.txt; wc -l < "$f"', "bash"),
+     "reads a file through a redirection it cannot name ($f)"),
+    (fence("sed -i 's/x/x/' kit/none.txt 2>/dev/null || echo tried", "bash"), "ran sed with -i"),
+], ids=["bash-ls", "python-ls", "python-I", "python-child-I", "process-substitution", "redirection", "sed-in-place"])
+def test_a_page_whose_reads_cannot_be_known_keeps_the_key_of_every_input_and_the_log_says_so_once(
+        block, why, make_site):
+    site = make_site({"index.md": page(block), "beside.md": BESIDE}, KIT)
+    first = serve(site)
+    assert ran(first) == (2, 0)
+    lines = [line for line in first.output.splitlines() if "reads:" in line]
+    assert len(lines) == 1 and "docs/index.md" in lines[0] and why in lines[0], first.output
+    assert "docs/beside.md" not in lines[0]
+
+    site.write("kit/alpha.py", "def value():\n    return 'alpha two'\n")  # read by neither page
+
+    assert ran(serve(site)) == (1, 1)  # the page of unknown reads runs again; the other is reused
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["sed", "-n", "/a/,/b/p", "kit/x.py"], (["kit/x.py"], "")),
+    (["sed", "-nE", "-e", "1p", "kit/x.py", "kit/y.py"], (["kit/x.py", "kit/y.py"], "")),
+    (["sed", "s/ in [0-9.]*s//"], ([], "")),
+    (["grep", "-E", "::|passed"], ([], "")),
+    (["grep", "-f", "kit/patterns", "kit/x.py"], (["kit/patterns", "kit/x.py"], "")),
+    (["tail", "-n", "1"], ([], "")),
+    (["cat", "kit/data/prices.json"], (["kit/data/prices.json"], "")),
+    (["/repo/.venv/bin/python", "-m", "pytest", "kit/tests"], ([], "")),
+    (["python3.12", "-S", "x.py"], ([], "ran Python with -S (it then reads no sitecustomize or no PYTHONPATH)")),
+    (["grep", "-r", "x", "kit"], ([], "ran grep with -r, an option whose reads are not known here")),
+    (["find", "kit"], ([], "ran find, whose reads are not recorded")),
+    (["cp", "-p", "kit/a.json", "kit/b.json", "/tmp/x/"], (["kit/a.json", "kit/b.json"], "")),
+    (["cp", "-r", "kit", "/tmp/x"], ([], "ran cp with -r, an option whose reads are not known here")),
+])
+def test_what_a_program_a_page_started_reads(argv, expected):
+    assert audit.program(argv) == expected
+
+
+@pytest.mark.parametrize(("code", "expected"), [
+    ('echo "n: $(wc -l < "$dir/sends.jsonl")"  # it\'s < not this', ["$dir/sends.jsonl"]),
+    ("sed -n '/<a>/,/<\\/a>/p' kit/x.html", []),
+    ("wc -l <kit/x.txt 0<&3", ["kit/x.txt"]),
+    ("cat <<EOF\nx\nEOF", None),
+    ("diff <(ls kit) <(ls kit)", None),
+])
+def test_the_files_a_bash_block_reads_through_redirections(code, expected):
+    assert audit._redirected(code) == expected
+
+
+def test_a_bash_block_s_redirection_is_read_with_its_variables_as_the_shell_set_them(tmp_path):
+    (tmp_path / "kit").mkdir()
+    (tmp_path / "kit" / "a.txt").write_text("a\n")
+    records = tmp_path / "records"
+    records.mkdir()
+    code = 'dir=$(mktemp -d)\ncp kit/a.txt "$dir/b.txt"\necho "lines: $(wc -l < "$dir/b.txt")"\nrm -r "$dir"'
+    env = {**os.environ, **audit.launch(records, ["bash"])}
+    done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", code], cwd=tmp_path, env=env, check=True,
+                          capture_output=True, text=True)
+
+    read, why = audit.paths(records)
+
+    assert done.stdout == "lines: 1\n" and why == "" and read is not None
+    assert str(tmp_path / "kit" / "a.txt") in read
+    assert any(path.endswith("/b.txt") and not path.startswith(str(tmp_path)) for path in read)
+
+
+def test_a_python_process_records_its_opens_listings_imports_and_programs(tmp_path):
+    (tmp_path / "kit").mkdir()
+    (tmp_path / "kit" / "a.txt").write_text("a\n")
+    (tmp_path / "kit" / "mod.py").write_text("X = 1\n")
+    records = tmp_path / "records"
+    records.mkdir()
+    code = ("import os, subprocess, sys; sys.path.insert(0, 'kit'); import mod; open('kit/a.txt').read(); "
+            "os.listdir('kit'); subprocess.run([sys.executable, '-c', 'open(\"kit/a.txt\")'], check=True)")
+    env = {**os.environ, **audit.launch(records, [sys.executable])}
+    subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, check=True)
+
+    read, why = audit.paths(records)
+
+    assert why == "" and read is not None
+    assert {str(tmp_path / "kit" / name) for name in ("a.txt", "mod.py")} | {str(tmp_path / "kit")} <= set(read)
+    assert len([r for f in records.iterdir() for r in f.iterdir() if r.name.startswith("py.")]) == 2  # and its child
+    subprocess.run([sys.executable, "-c", "import os; os._exit(0)"], cwd=tmp_path, env=env, check=True)
+    assert audit.paths(records) == (None, "a Python process of it ended before writing its record (killed, "
+                                          "os._exit, fork)")
