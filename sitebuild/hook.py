@@ -186,7 +186,8 @@ def _run_page(blocks: list[Block], root: Path, page: str, timeout: float, twice:
         else:
             read = reads.paths(Path(records)) if trace else None
             unknown = "strace's record of it is incomplete" if trace and read is None else ""
-    return first, (run_blocks(blocks, root, page, timeout, guard=guard, memory=memory) if twice else None), read, unknown
+    second = run_blocks(blocks, root, page, timeout, guard=guard, memory=memory) if twice else None
+    return first, second, read, unknown
 
 
 WRITES_FILE = "writes.json"  # in the serve cache: the pages whose blocks wrote into guarded files last rebuild

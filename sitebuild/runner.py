@@ -101,9 +101,9 @@ def scratch_env(scratch: Path) -> dict[str, str]:
     hypothesis.configuration), so a page's run starts with none and writes nothing `make serve` watches;
     pytest runs without its cache plugin (PYTEST_ADDOPTS), so it writes no .pytest_cache; Python writes no
     bytecode (FIXED_ENV's PYTHONDONTWRITEBYTECODE). The temporary folder (TMPDIR, TEMP, TMP) is the run's own,
-    scratch/tmp (TEMPORARY; the caller makes it, see verify.run_blocks): pages run at the same time, and a shared one lets two pages' files meet (pytest's
-    tmp_path folders under pytest-of-<user>, whose clean-up of another run's folders warns "(rm_rf) error
-    removing", which a test count then prints as "1 warning").
+    scratch/tmp (TEMPORARY; the caller makes it, see verify.run_blocks): pages run at the same time, and a shared
+    one lets two pages' files meet (pytest's tmp_path folders under pytest-of-<user>, whose clean-up of another
+    run's folders warns "(rm_rf) error removing", which a test count then prints as "1 warning").
 
     Example: scratch_env(Path("/tmp/s"))["HYPOTHESIS_STORAGE_DIRECTORY"] == "/tmp/s/hypothesis"
     """

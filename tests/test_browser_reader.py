@@ -224,7 +224,7 @@ def test_what_a_reader_finds_on_the_page(reader, base_url, site, src_uri):  # no
             check_the_syllabus_shows_each_page_with_its_minutes_and_marks_this_one(reader, site, here)
 
 
-def check_the_kit_box_and_the_link_to_it(reader, base_url, here) -> None:
+def check_the_kit_box_and_the_link_to_it(reader, base_url, here) -> None:  # noqa: F811 - a parameter
     """The first page of each course has the kit box (download, install, where Bash runs); every page links it."""
     page = reader.page
     first = next(p for p in PAGES if p.course == here.course)
@@ -244,7 +244,7 @@ def check_the_kit_box_and_the_link_to_it(reader, base_url, here) -> None:
     legible(reader, "#get-the-kit p:not(.admonition-title)")
 
 
-def check_course_complete_and_where_it_leads(reader, base_url, here) -> None:
+def check_course_complete_and_where_it_leads(reader, base_url, here) -> None:  # noqa: F811 - a parameter
     """The last page of each course says the course is complete and links the next course, or home."""
     page = reader.page
     box = page.locator('[data-chrome="complete"]')

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import pwd
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -207,7 +207,8 @@ def test_an_example_dotenv_file_with_a_stage_name_is_not_a_secret():
 
 
 def test_links_and_back_dated_files_a_block_puts_into_the_built_site_are_removed_and_fail(make_site, monkeypatch):
-    monkeypatch.setenv("SITEBUILD_SANDBOX", "0")  # the stray check, the net where bubblewrap cannot start: in the sandbox site/ is read-only (test_site_sandbox.py)
+    # the stray check, the net where bubblewrap cannot start: in the sandbox site/ is read-only (test_site_sandbox.py)
+    monkeypatch.setenv("SITEBUILD_SANDBOX", "0")
     # An attacker's block: a link to a file outside (a .env), a link to a folder, a file and a dot-file dated
     # 2001; the stray check took a link's time as 0 and anything dated before the build as an earlier build's.
     site = make_site(files={"outside.env": "API_KEY=sk-not-published\n"})
@@ -245,7 +246,8 @@ def test_files_and_links_left_in_the_site_folder_before_the_build_are_removed_an
 
 
 def test_a_folder_a_block_makes_in_the_built_site_is_removed_and_fails(make_site, monkeypatch):
-    monkeypatch.setenv("SITEBUILD_SANDBOX", "0")  # the stray check, the net where bubblewrap cannot start: in the sandbox site/ is read-only (test_site_sandbox.py)
+    # the stray check, the net where bubblewrap cannot start: in the sandbox site/ is read-only (test_site_sandbox.py)
+    monkeypatch.setenv("SITEBUILD_SANDBOX", "0")
     # a folder holds no file, yet its name is published (here a key's shape); the stray check listed files only
     site = make_site()
     out = f"../{site.root.name}-out"

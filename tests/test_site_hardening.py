@@ -171,7 +171,8 @@ def test_bench_prints_one_line_per_page_with_blocks(make_site):
     assert len(lines) == 1 and lines[0].startswith("docs/index.md") and " 2 blocks " in lines[0]
 
 
-BURN = "import time\nwhile time.process_time() < {seconds}:\n    pass\n"  # CPU-seconds, not a clock: the count is what is tested
+# CPU-seconds, not a clock: the count is what is tested
+BURN = "import time\nwhile time.process_time() < {seconds}:\n    pass\n"
 
 
 def test_bench_counts_make_tests_waited_processes_and_apart_those_it_left_unwaited(tmp_path):
@@ -208,4 +209,4 @@ def test_the_page_with_the_most_blocks_runs_first(make_site, tmp_path, monkeypat
 
     built = site.build("--no-strict")
 
-    assert "b" * 3 + "i" + "a" == order.read_text(), built  # most blocks first; ties in the nav's order
+    assert order.read_text() == "b" * 3 + "i" + "a", built  # most blocks first; ties in the nav's order

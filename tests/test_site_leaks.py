@@ -141,10 +141,12 @@ def test_the_shells_folders_places_and_names_that_merely_hold_a_secret_word_are_
 def test_a_password_inside_a_url_is_a_secret_whatever_the_variable_is_called():
     environ = {"DATABASE_URL": "postgres://app:correct-horse-battery@db.example.org/shop"}
     assert secret_values(environ) == [("DATABASE_URL", "correct-horse-battery")]
-    assert redact("postgres://app:correct-horse-battery@db", environ) == "postgres://app:[value of $DATABASE_URL removed]@db"
+    assert (redact("postgres://app:correct-horse-battery@db", environ)
+            == "postgres://app:[value of $DATABASE_URL removed]@db")
 
 
-KEYS_IN_A_FILE = {"an API key shape (sk-...)": "sk-proj-" + "Ab3" * 16, "an AWS access key id": "AKIA" + "QWERTYUIOPASDFGH"}
+KEYS_IN_A_FILE = {"an API key shape (sk-...)": "sk-proj-" + "Ab3" * 16,
+                  "an AWS access key id": "AKIA" + "QWERTYUIOPASDFGH"}
 
 
 def test_a_key_shaped_value_is_removed_wherever_it_came_from_and_named_by_its_shape():
@@ -188,7 +190,8 @@ READ_PROC = {
 
 @pytest.mark.parametrize("language", ["python", "bash"])
 def test_a_block_that_reads_the_builders_secret_fails_and_the_value_reaches_nothing(language, make_site, monkeypatch):
-    monkeypatch.setenv("SITEBUILD_SANDBOX", "0")  # the net where bubblewrap cannot start: in the sandbox /proc shows no builder (test_site_sandbox.py)
+    # the net where bubblewrap cannot start: in the sandbox /proc shows no builder (test_site_sandbox.py)
+    monkeypatch.setenv("SITEBUILD_SANDBOX", "0")
     monkeypatch.setenv("SITEBUILD_TEST_API_KEY", SECRET)
     monkeypatch.setenv("SITEBUILD_TEST_DB_PASSWORD", "correct-horse-battery")
     site = make_site({"index.md": page(fence(READ_PROC[language], language))})
@@ -204,7 +207,8 @@ def test_a_block_that_reads_the_builders_secret_fails_and_the_value_reaches_noth
 
 
 def test_a_secret_is_not_in_the_diff_against_an_approved_output(make_site, monkeypatch):
-    monkeypatch.setenv("SITEBUILD_SANDBOX", "0")  # the net where bubblewrap cannot start: in the sandbox /proc shows no builder (test_site_sandbox.py)
+    # the net where bubblewrap cannot start: in the sandbox /proc shows no builder (test_site_sandbox.py)
+    monkeypatch.setenv("SITEBUILD_SANDBOX", "0")
     site = make_site({"index.md": page(fence("print('stable')", id="leak"))})
     assert site.accept().code == 0
     monkeypatch.setenv("SITEBUILD_TEST_TOKEN", SECRET)

@@ -152,7 +152,8 @@ def test_a_notebook_holds_the_shown_blocks_in_order_with_the_pages_outputs(monke
     prose = pieces(PAGE, page_blocks(PAGE), {}, "beginner/a.md", "", "downloads/pages/beginner")
     book = json.loads(notebooks.notebook("A page", "Beginner, page 1 of 1", blocks, prose))
     code = [c for c in book["cells"] if c["cell_type"] == "code"]
-    assert ["".join(c["source"]) for c in code] == ['print("two")', "%%script bash -e -o pipefail\necho 'it''s'"]  # the hidden line is out
+    # the hidden line is out
+    assert ["".join(c["source"]) for c in code] == ['print("two")', "%%script bash -e -o pipefail\necho 'it''s'"]
     assert ["".join(c["outputs"][0]["text"]) for c in code] == ["two\n", "its\n"]
     assert [c["id"] for c in book["cells"]] == [f"cell-{n}" for n in range(1, len(book["cells"]) + 1)]
     assert book["nbformat"] == 4 and book["metadata"]["kernelspec"]["language"] == "python"

@@ -23,9 +23,9 @@ from pathlib import Path
 import pytest
 
 from sitebuild import runner, sandbox
+from sitebuild.blocks import Block
 from sitebuild.inputs import Inputs
 from sitebuild.notebooks import cell_source
-from sitebuild.blocks import Block
 from tests.conftest import COMMAND_TIMEOUT, fence, page
 
 pytestmark = pytest.mark.site
@@ -168,7 +168,8 @@ def test_links_to_their_own_folder_under_the_kit_do_not_hang_the_digest(tmp_path
     inputs = _walk_within_bound(tmp_path)
 
     assert sorted(inputs.skipped) == ["kit/a/here (a symbolic link, not followed)",
-                                      "kit/a/up (a symbolic link, not followed)", "kit/out (a symbolic link, not followed)"]
+                                      "kit/a/up (a symbolic link, not followed)",
+                                      "kit/out (a symbolic link, not followed)"]
     assert not [path for path in inputs.entries if path.startswith(("kit/out/", "kit/a/up/", "kit/a/here/"))]
 
 
@@ -264,7 +265,8 @@ def test_a_block_has_no_network_and_cannot_see_the_builders_processes(make_site,
     # and /proc shows the builder (this pytest), whose environment holds the builder's secrets.
     builder = Path("/proc/self/cmdline").read_bytes()
     code = ("import os, socket\n"
-            f"seen = [p for p in os.listdir('/proc') if p.isdigit() and open(f'/proc/{{p}}/cmdline', 'rb').read() == {builder!r}]\n"
+            "seen = [p for p in os.listdir('/proc')\n"
+            f"        if p.isdigit() and open(f'/proc/{{p}}/cmdline', 'rb').read() == {builder!r}]\n"
             "try:\n    socket.create_connection(('192.0.2.1', 80), timeout=5)\nexcept OSError as error:\n"
             "    print('no network:', type(error).__name__)\nprint('builder processes seen:', len(seen))")
     site = make_site({"index.md": page(fence(code))})
