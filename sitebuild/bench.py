@@ -16,6 +16,7 @@ this machine:
   rebuild after undoing the edit;
 - the CPU-seconds (user + system, the build's and its blocks') of the cold build recording what each page read
   (audit.py) against the same build with SITEBUILD_TRACE=0, which records nothing;
+- the CPU-seconds of the cold build with each page in the sandbox (sandbox.py) against SITEBUILD_SANDBOX=0;
 - `make test`'s CPU-seconds per course page: user + system seconds of `make test` and every process it
   waited for (as `/usr/bin/time` counts, the measure its target was set in), and of every process it started,
   Chromium's included (as a child subreaper, see test_cpu_per_page), each divided by the course pages
@@ -131,17 +132,36 @@ def _build(folder: Path, config: str, env: dict[str, str] | None = None) -> tupl
     return seconds, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+def without_cpu(folder: Path, env: dict[str, str], builds: int = 3) -> tuple[float, float]:
+    """CPU-seconds of a cold build (as `make site` runs it) as it is, and of one with env set (which turns
+    something off): the median of builds each, taking turns.
+
+    Example: without_cpu(folder, {"SITEBUILD_TRACE": "0"})  # (41.2, 38.9): with reads recorded, without
+    """
+    default, changed = [], []
+    for _ in range(builds):
+        default.append(_build(folder, "mkdocs.yml")[1])
+        changed.append(_build(folder, "mkdocs.yml", env)[1])
+    return statistics.median(default), statistics.median(changed)
+
+
 def reads_cpu(folder: Path, builds: int = 3) -> tuple[float, float]:
-    """CPU-seconds of a cold build (as `make site` runs it) that records what each page read (audit.py, the
-    default) and of one that does not (SITEBUILD_TRACE=0): the median of builds each, taking turns.
+    """CPU-seconds of a cold build that records what each page read (audit.py, the default) and of one that
+    does not (SITEBUILD_TRACE=0): the median of builds each, taking turns.
 
     Example: reads_cpu(folder)  # (41.2, 38.9)
     """
-    recorded, unrecorded = [], []
-    for _ in range(builds):
-        recorded.append(_build(folder, "mkdocs.yml")[1])
-        unrecorded.append(_build(folder, "mkdocs.yml", {"SITEBUILD_TRACE": "0"})[1])
-    return statistics.median(recorded), statistics.median(unrecorded)
+    return without_cpu(folder, {"SITEBUILD_TRACE": "0"}, builds)
+
+
+def sandbox_cpu(folder: Path, builds: int = 3) -> tuple[float, float]:
+    """CPU-seconds of a cold build whose pages run in the sandbox (sandbox.py, the default where bubblewrap
+    works) and of one without it (SITEBUILD_SANDBOX=0): the median of builds each, taking turns. Where no
+    sandbox can start, both are the same build.
+
+    Example: sandbox_cpu(folder)  # (40.1, 39.0)
+    """
+    return without_cpu(folder, {"SITEBUILD_SANDBOX": "0"}, builds)
 
 
 SERVE_SCRIPT = """
@@ -297,7 +317,8 @@ def compare(repo: Path, rebuilds: int = 5, cold_builds: int = 3, test: bool = Tr
         {"cold_build_s", "serve_rebuild_ours_s", "serve_rebuild_markdown_exec_s", "build_jobs_1_s" (seconds),
         "serve_ratio", "jobs_ratio", "kit_edit_s", "kit_full_s", "kit_page_own_s", "kit_edit_ratio" (the edit's
         rebuild over the page's own run), "kit_edit_pages", "kit_undo_pages", "site_cpu_reads_s",
-        "site_cpu_no_reads_s" (CPU-seconds), "reads_cpu_ratio", and with
+        "site_cpu_no_reads_s" (CPU-seconds), "reads_cpu_ratio", "site_cpu_sandbox_s", "site_cpu_no_sandbox_s",
+        "sandbox_cpu_ratio", and with
         test "test_cpu_per_page_s"}.
 
     Raises:
@@ -320,6 +341,7 @@ def compare(repo: Path, rebuilds: int = 5, cold_builds: int = 3, test: bool = Tr
         alone = serve_rebuilds(folder, "mkdocs-mx.yml", folder / "docs-mx" / AGENT_PAGE, rebuilds, {})
         edit = kit_edit(folder, repo)
         recorded, unrecorded = reads_cpu(folder, cold_builds)
+        boxed, unboxed = sandbox_cpu(folder, cold_builds)
     figures = {
         "cold_build_s": cold,
         "serve_rebuild_ours_s": statistics.median(ours),
@@ -349,6 +371,10 @@ def compare(repo: Path, rebuilds: int = 5, cold_builds: int = 3, test: bool = Tr
     print(f"cold build CPU, recording what each page read: {recorded:6.2f} CPU-s; without (SITEBUILD_TRACE=0): "
           f"{unrecorded:6.2f} CPU-s (medians of {cold_builds})")
     print(f"  ratio recorded / not recorded:             {figures['reads_cpu_ratio']:6.2f}   (target <= 1.15)")
+    figures.update(site_cpu_sandbox_s=boxed, site_cpu_no_sandbox_s=unboxed, sandbox_cpu_ratio=boxed / unboxed)
+    print(f"cold build CPU, pages in the sandbox: {boxed:6.2f} CPU-s; without (SITEBUILD_SANDBOX=0): "
+          f"{unboxed:6.2f} CPU-s (medians of {cold_builds})")
+    print(f"  ratio sandbox / no sandbox:                {figures['sandbox_cpu_ratio']:6.2f}   (target <= 1.10)")
     if test:
         cpu, waited_cpu, course_pages = test_cpu_per_page(repo)
         figures["test_cpu_per_page_s"] = cpu / course_pages
