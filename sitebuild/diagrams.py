@@ -213,10 +213,25 @@ def inline_html(diagram: Diagram, svg: str, where: str) -> str:
     Example: inline_html(diagram, svg, "docs/index.md, diagram 1").startswith('<div class="diagram"')
     """
     check_svg(svg, where)
-    svg = svg.strip()
+    svg = unused_symbols_removed(svg.strip())
     lines = sum(1 for line in diagram.source.splitlines() if line.strip())  # read as code (chrome.py)
     return (f'<div class="diagram" tabindex="0" data-search-exclude data-lines="{lines}">{svg}</div>'
             '<p class="diagram-scroll-hint" hidden>⟷ The diagram is wider than the screen: scroll it sideways.</p>')
+
+
+SYMBOL = re.compile(r'<symbol\b[^>]*\bid="([^"]+)"[^>]*>.*?</symbol>', re.S)
+
+
+def unused_symbols_removed(svg: str) -> str:
+    """svg without the <symbol> elements nothing in it uses (no href to "#id"). Mermaid's sequence diagrams
+    define every participant shape whether used or not, and its "database" shape's path data is malformed:
+    Chromium logs a console error for it even unused (Mermaid 11.17.2).
+
+    Example: unused_symbols_removed('<svg><symbol id="a"><path/></symbol></svg>') == '<svg></svg>'
+    """
+    def keep(match: re.Match) -> str:
+        return match.group(0) if f'#{match.group(1)}"' in svg else ""
+    return SYMBOL.sub(keep, svg)
 
 
 @dataclass

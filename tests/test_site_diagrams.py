@@ -137,3 +137,15 @@ def test_the_vendored_mermaid_is_kept_out_of_the_site(real_site: Path):
     pages = list(real_site.rglob("index.html"))
     assert not [p for p in pages if 'class="mermaid"' in p.read_text(encoding="utf-8")]
     assert sum('<div class="diagram"' in p.read_text(encoding="utf-8") for p in pages) >= 10
+
+
+def test_a_symbol_nothing_uses_is_left_out_and_a_used_one_kept():
+    """Mermaid's sequence diagrams define every participant shape; its unused "database" shape's path is
+    malformed and Chromium logs an error for it, so the inlined drawing keeps only the symbols it uses."""
+    from sitebuild.diagrams import unused_symbols_removed
+
+    svg = ('<svg><defs><symbol id="d-database"><path d="M1 1v-17l.001-.45-.45"/></symbol>'
+           '<symbol id="d-actor"><path d="M0 0h1"/></symbol></defs><use href="#d-actor"/></svg>')
+    kept = unused_symbols_removed(svg)
+    assert "d-database" not in kept and "v-17l" not in kept
+    assert '<symbol id="d-actor"><path d="M0 0h1"/></symbol>' in kept

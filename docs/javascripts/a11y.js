@@ -30,6 +30,18 @@
         code.removeAttribute("aria-label");
       }
     });
+    // A table too wide for the column scrolls in Material's wrapper: the same keyboard access.
+    document.querySelectorAll("article .md-typeset__scrollwrap").forEach(function (wrap) {
+      if (wrap.scrollWidth > wrap.clientWidth + 1) {
+        wrap.setAttribute("tabindex", "0");
+        wrap.setAttribute("role", "region");
+        wrap.setAttribute("aria-label", "table, scrolls sideways");
+      } else if (wrap.getAttribute("role") === "region") {
+        wrap.removeAttribute("tabindex");
+        wrap.removeAttribute("role");
+        wrap.removeAttribute("aria-label");
+      }
+    });
   }
 
   // A task list's checkboxes (pymdownx.tasklist: a read-only tick in an empty label) get their item's text
