@@ -1,6 +1,6 @@
 // What the theme leaves out for keyboard and screen-reader users, added once the page has loaded:
 // - the search dialog gets a name ("Search"), and a task list's checkboxes their item's text;
-// - every code box that scrolls sideways can take keyboard focus (tabindex 0, as WCAG's "scrollable region
+// - every code box and table that scrolls sideways can take keyboard focus (tabindex 0, as WCAG's "scrollable region
 //   focusable" asks) and is named for what it is, so a keyboard user can scroll it with the arrow keys;
 // - "Skip to content" lands on the course chrome above the page's title (the course, chapter, "Mark as
 //   read"), not on the title below it.
@@ -65,5 +65,12 @@
   nameTicks();
   skipToChrome();
   focusableCode();
+  // What scrolls changes after this first look: Material wraps tables once its own script has run, a closed
+  // box's code and tables have no width until the reader opens it, and the window can be resized.
   window.addEventListener("resize", focusableCode);
+  document.addEventListener("toggle", focusableCode, true);  // a box opened or closed (toggle does not bubble)
+  var article = document.querySelector("article");
+  if (article && window.MutationObserver) {
+    new MutationObserver(focusableCode).observe(article, { childList: true, subtree: true });
+  }
 })();
