@@ -72,17 +72,28 @@ def tests_of(module: str) -> str:
 
 
 def teaching_pages(module: str, pages: list[CoursePage], sources: dict[str, str]) -> list[CoursePage]:
-    """The course pages that teach a module: those whose Markdown prints its code or runs its tests.
+    """The course pages that teach a module: those whose Markdown prints its code, imports it, runs it or runs its tests.
 
     Args:
         module: the module's path under kit/evidencedesk/, e.g. "agent/state.py".
         pages: the course pages in nav order; sources: each page's Markdown by src_uri.
 
     Returns:
-        The pages, in nav order, whose source names kit/evidencedesk/<module> or its test file.
+        The pages, in nav order, whose source names kit/evidencedesk/<module> or its test file, or
+        the module's dotted name as a whole name (evidencedesk.agent.state, not a longer name that
+        starts with it); a package's __main__.py by `-m` and its package's dotted name.
+
+    Example: teaching_pages("capstone/__main__.py", ...) finds the page that runs
+        `python -m evidencedesk.capstone`.
     """
     names = (f"kit/evidencedesk/{module}", tests_of(module))
-    return [p for p in pages if any(name in sources.get(p.src_uri, "") for name in names)]
+    parts = ["evidencedesk", *Path(module).with_suffix("").parts]
+    if parts[-1] == "__main__":
+        dotted = re.compile(r"-m\s+" + re.escape(".".join(parts[:-1])) + r"(?![\w.])")
+    else:
+        dotted = re.compile(r"(?<![\w.])" + re.escape(".".join(parts)) + r"(?![\w])")
+    return [p for p in pages
+            if any(name in sources.get(p.src_uri, "") for name in names) or dotted.search(sources.get(p.src_uri, ""))]
 
 
 def kit_readme(root: Path, pages: list[CoursePage], sources: dict[str, str], site_url: str,

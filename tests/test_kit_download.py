@@ -21,8 +21,8 @@ import pytest
 from packaging.utils import canonicalize_name
 
 from sitebuild import notebooks
-from sitebuild.coursenav import course_pages, page_url
-from sitebuild.gen_downloads import FOLDER, kit_download, kit_pyproject, kit_readme, toml_text
+from sitebuild.coursenav import CoursePage, course_pages, page_url
+from sitebuild.gen_downloads import FOLDER, kit_download, kit_pyproject, kit_readme, teaching_pages, toml_text
 from sitebuild.kit_pins import PinError, closure, read_lock
 from tests.conftest import once_per_run
 from tests.learner import CONFIG, COUNT_BLOCK, COUNT_START, COUNTED_FILES, PAGES_WITH_BLOCKS, ROOT, needed, run
@@ -120,6 +120,32 @@ def test_with_a_site_url_the_readme_links_each_page():
     readme = kit_readme(ROOT, pages, sources, "https://course.example.org/")
     row = next(line for line in readme.splitlines() if line.startswith("| `kit/evidencedesk/agent/loop.py`"))
     assert "[Agent Loops, State, and Memory](https://course.example.org/advanced/agent-loops-state-memory/)" in row
+
+
+def test_a_page_that_imports_a_module_or_runs_its_package_teaches_it():
+    page = CoursePage(title="P", src_uri="p.md", course="Advanced", chapter="C", number=1, count=1)
+    taught = {
+        "agent/state.py": "from evidencedesk.agent.state import load\n",
+        "capstone/__main__.py": "python -m evidencedesk.capstone -k x\n",
+        "capstone/checklist.py": "`evidencedesk.capstone.checklist`.\n",
+    }
+    for module, source in taught.items():
+        assert teaching_pages(module, [page], {"p.md": source}) == [page], module
+    untaught = {
+        "capstone/check.py": "from evidencedesk.capstone.checklist import items\n",  # a longer name
+        "capstone/__main__.py": "python -m evidencedesk.capstone.checklist\n",  # another module run
+        "agent/state.py": "from myevidencedesk.agent.state import load\n",
+    }
+    for module, source in untaught.items():
+        assert teaching_pages(module, [page], {"p.md": source}) == [], module
+
+
+def test_the_kit_readme_links_the_capstone_command_to_its_page():
+    pages = course_pages(CONFIG["nav"])
+    sources = {p.src_uri: (ROOT / "docs" / p.src_uri).read_text(encoding="utf-8") for p in pages}
+    row = next(line for line in kit_readme(ROOT, pages, sources, "").splitlines()
+               if line.startswith("| `kit/evidencedesk/capstone/__main__.py`"))
+    assert "*Capstone: Shipping EvidenceDesk*" in row and "not on the site yet" not in row
 
 
 def test_toml_text_writes_nested_tables_that_read_back_the_same():
