@@ -242,8 +242,8 @@ def test_the_kit_readme_says_how_to_install_the_pins_and_a_notebook_kernel():
     assert "ipykernel install --user --name evidencedesk-kit" in readme
 
 
-def test_the_project_readme_names_no_bare_python_for_the_kit_download():
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_contributing_names_no_bare_python_for_the_kit_download():
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
     kit_part = text[text.index("The kit is also on the site as a download"):]
     assert bare_python(kit_part.split("\n\n")[0]) == []
 

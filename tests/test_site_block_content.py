@@ -394,11 +394,11 @@ def test_a_workdir_that_does_not_exist_fails_the_block(make_site):
     assert "its workdir 'missing' is not a folder inside the site root" in line
 
 
-def test_the_readme_explains_every_new_message():
-    text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+def test_contributing_explains_every_new_message():
+    text = (REPO_ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
     for message in ("Markdown reads it as text", "Markdown shows this fence as text", "is refused",
                     "expects returncode", "code annotation marker", "killed", "its workdir"):
-        assert message in text, f"README.md's 'When the build fails' does not mention {message!r}"
+        assert message in text, f"CONTRIBUTING.md's 'When the build fails' does not mention {message!r}"
 
 
 # What a tester found next, each kind pinned ------------------------------------------------------------

@@ -213,7 +213,7 @@ def test_a_printed_mermaid_diagram_that_could_load_is_shown_as_its_source(make_s
     assert re.search(r'<pre><code>flowchart TB\n\s+A@\{ img: "https://images\.example', html), html
 
 
-def test_the_readme_names_the_new_message():
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+def test_contributing_names_the_new_message():
+    text = (Path(__file__).resolve().parents[1] / "CONTRIBUTING.md").read_text(encoding="utf-8")
 
     assert "which the page holds again" in text and "not found among documentation files" in text

@@ -1,11 +1,12 @@
 """Issue 35: what a block does ends with its page, and nothing it writes reaches what the build reads or publishes.
 
-Each test is one way past a promise of the README that a build of 419d581 (main before the sandbox) let through:
-a strict failure that left site/ full, a .pth file in the venv, an approved file rewritten in place with its old
-mtime, a notebook cell run without the page's shell options, a FIFO or a link loop under kit/ that hung the block
-inputs' digest, a secret joined by a carriage return, a block that kills its launcher and writes later, a block's
-memory. Where it matters, a test runs both with the sandbox (bubblewrap, sandbox.py) and without it
-(SITEBUILD_SANDBOX=0), so that the nets that stay where bubblewrap cannot start are tested too.
+Each test is one way past a promise of the README (its authoring reference, now CONTRIBUTING.md) that a build of
+419d581 (main before the sandbox) let through: a strict failure that left site/ full, a .pth file in the venv, an
+approved file rewritten in place with its old mtime, a notebook cell run without the page's shell options, a FIFO or
+a link loop under kit/ that hung the block inputs' digest, a secret joined by a carriage return, a block that kills
+its launcher and writes later, a block's memory. Where it matters, a test runs both with the sandbox (bubblewrap,
+sandbox.py) and without it (SITEBUILD_SANDBOX=0), so that the nets that stay where bubblewrap cannot start are
+tested too.
 """
 
 from __future__ import annotations
