@@ -72,7 +72,7 @@ def tests_of(module: str) -> str:
 
 
 def teaching_pages(module: str, pages: list[CoursePage], sources: dict[str, str]) -> list[CoursePage]:
-    """The course pages that teach a module: those whose Markdown prints its code, imports it, runs it or runs its tests.
+    """The course pages that teach a module: those whose Markdown prints, imports or runs it, or runs its tests.
 
     Args:
         module: the module's path under kit/evidencedesk/, e.g. "agent/state.py".
