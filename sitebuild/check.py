@@ -41,7 +41,9 @@ def pick_pages(site: siteconfig.Site, wanted: list[str], cwd: Path) -> list[str]
 
     Args:
         site: the site (siteconfig.load); wanted: paths as given on the command line, relative to cwd or to the
-            site root (e.g. "docs/beginner/x.md"); none: every page of the nav.
+            site root (e.g. "docs/beginner/x.md"; where both hold a file, the one under the docs folder); none:
+            every page of the nav.
+        cwd: the folder the command runs in.
 
     Returns:
         src_uris, e.g. ["beginner/x.md"].
@@ -56,7 +58,8 @@ def pick_pages(site: siteconfig.Site, wanted: list[str], cwd: Path) -> list[str]
         return list(site.pages)
     chosen = set()
     for given in wanted:
-        path = next((p for p in ((cwd / given).resolve(), (site.root / given).resolve()) if p.is_file()), None)
+        found = [p for p in ((cwd / given).resolve(), (site.root / given).resolve()) if p.is_file()]
+        path = next((p for p in found if p.is_relative_to(site.docs_dir)), found[0] if found else None)
         if path is None:
             raise UsageError(f"--page {given}: no such file (give a page's path, e.g. docs/index.md)")
         if path.suffix != ".md" or not path.is_relative_to(site.docs_dir):

@@ -99,6 +99,27 @@ def test_a_page_outside_the_nav_or_docs_is_bad_usage(make_site, capsys):
     assert code == 2 and "not a Markdown page under docs/" in output, output
 
 
+def test_a_block_setting_out_of_range_is_bad_usage_with_the_builds_message(make_site, capsys):
+    site = make_site({"index.md": page(fence("print(1)"))})
+    site.write("mkdocs.yml", site.config.read_text() + "extra:\n  block_memory: -1\n")
+
+    code, output = run_check(capsys, "-f", str(site.config))
+
+    assert code == 2, output
+    assert "mkdocs.yml extra.block_memory=-1: expected a whole number from 0 to 1048576" in output
+
+
+def test_approved_files_of_pages_that_are_gone_fail_a_whole_check_only(make_site, capsys):
+    site = make_site({"index.md": page(fence("print(1)"))})
+    assert site.accept().code == 0
+    site.write("data/gone.txt", "# Approved outputs of docs/gone.md, in page order.\n")
+
+    code, output = run_check(capsys, "-f", str(site.config), "--page", "docs/index.md")  # from the site root
+    assert code == 0 and "data/gone.txt" not in output, output
+    code, output = run_check(capsys, "-f", str(site.config))
+    assert code == 1 and "data/gone.txt holds approved outputs of a page that does not exist" in output, output
+
+
 def test_page_goes_with_check_only(capsys):
     with pytest.raises(SystemExit) as exit_:
         main(["bench", "--page", SMALL_PAGE])
