@@ -10,5 +10,7 @@
 - chrome.py: the MkDocs hook that works out the course chrome (page k of N, reading time, minutes left).
 - gen_downloads.py: the kit download, with its own README, LICENSE and pyproject.toml.
 - kit_files.py: which files of kit/ the download packs (git's tracked ones), and its check for secrets.
-- __main__.py: `python -m sitebuild accept`, what `make accept` runs.
+- siteconfig.py: mkdocs.yml read without MkDocs (block settings, nav, Markdown settings, front matter).
+- check.py: `python -m sitebuild check`, the blocks run and verified against data/ without a MkDocs build.
+- __main__.py: `python -m sitebuild accept`, what `make accept` runs, and `check`.
 """

@@ -133,6 +133,29 @@ def read(path: Path, name: str) -> tuple[dict[str, str], str]:
         return {}, f"{name} cannot be read ({error.__class__.__name__}); delete it, then run `make accept`"
 
 
+def rewritten(data_dir: Path, before: dict[str, tuple[dict[str, str], str]], rel) -> list[str]:
+    """The approved files whose content differs from what was read before any block ran: a block rewrote it
+    (its mtime and size may be put back; its content cannot be).
+
+    Args:
+        data_dir: the approved outputs' folder; before: {page src_uri: read() of its file, before the runs};
+        rel: names a path as messages do (from the site root).
+
+    Returns:
+        One problem per rewritten file, sorted by page; [] when none changed.
+
+    Example: rewritten(Path("data"), {"index.md": read(Path("data/index.txt"), "data/index.txt")}, str) == []
+    """
+    problems = []
+    for src_uri, read_before in sorted(before.items()):
+        path = approved_path(data_dir, src_uri)
+        if read(path, rel(path)) != read_before:
+            problems.append(f"{rel(path)} changed while the blocks ran (by content, whatever its time and size "
+                            "say): a block wrote into it. Approved outputs change only through `make accept`; "
+                            "`git diff data/` shows what was written")
+    return problems
+
+
 def render(page: str, entries: list[tuple[str, str]]) -> str:
     """Write approved outputs in the file format above.
 

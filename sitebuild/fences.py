@@ -124,8 +124,7 @@ def site_markdown(extensions: list | None = None, configs: dict | None = None) -
     Example: site_markdown()().convert("# Hi")
     """
     if configs is None:  # outside MkDocs: markdown-exec's other fences, drawn as plain text, so they parse alike
-        configs = {"pymdownx.superfences": {"custom_fences": [
-            {"name": name, "class": name, "validator": validator, "format": _plain} for name in NOT_RUN]}}
+        configs = {"pymdownx.superfences": {"custom_fences": [stand_in(name) for name in NOT_RUN]}}
     configs = dict(configs)
     install(configs)
     chosen = list(extensions or DEFAULT_EXTENSIONS)
@@ -134,6 +133,15 @@ def site_markdown(extensions: list | None = None, configs: dict | None = None) -
     if configs.get("pymdownx.tabbed") is None and extensions is None:
         configs["pymdownx.tabbed"] = {"alternate_style": True}
     return lambda: markdown_lib.Markdown(extensions=chosen, extension_configs=configs)
+
+
+def stand_in(language: str) -> dict:
+    """A superfences entry for one of markdown-exec's fences outside MkDocs: read as a fence, drawn as plain text,
+    so a page parses alike (markdown-exec's own would import MkDocs).
+
+    Example: stand_in("tree")["name"] == "tree"
+    """
+    return {"name": language, "class": language, "validator": validator, "format": _plain}
 
 
 def _plain(src: str, language: str, class_name: str, options: dict, md: markdown_lib.Markdown, **kwargs) -> str:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import sysconfig
 import threading
 import time
 from dataclasses import dataclass, field
@@ -137,6 +138,25 @@ class WriteGuard:
             problem += (f" (or {'; '.join(others)}, which ran at the same time, did: "
                         "extra.block_jobs: 1 in mkdocs.yml tells which)")
         return problem
+
+
+def site_guard(root: Path, docs_dir: Path, data_dir: Path, config_file: Path, watch: list[Path],
+               inputs: list[str]) -> WriteGuard:
+    """The guard of a build of the site in root: what a block must not change is the pages, the approved outputs,
+    mkdocs.yml, the watched folders and the block inputs (those that exist), and the venv's start-up files.
+
+    Args:
+        root: the site root; docs_dir, data_dir, config_file: its pages, approved outputs and mkdocs.yml;
+        watch: what `make serve` watches (mkdocs.yml's watch, absolute); inputs: extra.block_inputs, from root.
+
+    Returns:
+        A WriteGuard with no window open yet.
+
+    Example: site_guard(root, root / "docs", root / "data", root / "mkdocs.yml", [root / "kit"], ["kit"]).protected
+    """
+    paths = [docs_dir, data_dir, config_file, *watch, *(root / name for name in inputs)]
+    protected = sorted({p.resolve() for p in paths if p.exists()})
+    return WriteGuard(root, protected, startup=sorted({Path(sysconfig.get_paths()[k]) for k in ("purelib", "platlib")}))
 
 
 def suspects(guard: WriteGuard, stamp: int) -> list[str]:

@@ -35,7 +35,6 @@ import re
 import shutil
 import signal
 import sys
-import sysconfig
 import tempfile
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -66,9 +65,10 @@ from sitebuild import (  # noqa: E402
     reads,
     render,
     sandbox,
+    siteconfig,
 )
 from sitebuild.blocks import Block, BlockError, front_matter_lines, page_blocks  # noqa: E402
-from sitebuild.guard import WROTE, WriteGuard, suspects  # noqa: E402
+from sitebuild.guard import WROTE, WriteGuard, site_guard, suspects  # noqa: E402
 from sitebuild.inputs import Inputs  # noqa: E402
 from sitebuild.launchers import PagePool  # noqa: E402
 from sitebuild.runner import Result  # noqa: E402
@@ -78,7 +78,6 @@ log = get_plugin_logger("verified-blocks")
 MODE_ENV = "SITEBUILD_MODE"
 DIRTY_ENV = "SITEBUILD_DIRTY"  # "1" while the MkDocs command runs with --dirty (set by on_startup)
 MODES = ("build", "serve", "accept")
-DEFAULT_MEMORY = 4096  # MB of address space a process of a page may take (extra.block_memory)
 MARKER = re.compile(r"<!-- sitebuild block \S+ -->")
 
 
@@ -193,13 +192,6 @@ def _run_page(blocks: list[Block], root: Path, page: str, timeout: float, twice:
 WRITES_FILE = "writes.json"  # in the serve cache: the pages whose blocks wrote into guarded files last rebuild
 
 
-def _protected(config, root: Path, data_dir: Path, inputs: list[str]) -> list[Path]:
-    """What a block must not change: the pages, the approved outputs, mkdocs.yml, the watched folders, the inputs."""
-    paths = [Path(config.docs_dir), data_dir, Path(config.config_file_path), *map(Path, config.watch or []),
-             *(root / name for name in inputs)]
-    return sorted({p.resolve() for p in paths if p.exists()})
-
-
 def _keep_writing_pages(site: SiteState) -> None:
     """Serve mode, after every page ran: a page that wrote into guarded files this rebuild and the one before
     (whose writes started this one) keeps its failing run under the key the next rebuild will compute, with
@@ -261,16 +253,8 @@ def _strays(site: SiteState, config) -> list[str]:
 
 
 def _approved_changed(site: SiteState) -> list[str]:
-    """An approved file whose content differs from what the build read before any block ran: a block rewrote it
-    (its mtime and size may be put back; its content cannot be)."""
-    problems = []
-    for src_uri, before in sorted(site.approved.items()):
-        path = approved.approved_path(site.data_dir, src_uri)
-        if approved.read(path, site.rel(path)) != before:
-            problems.append(f"{site.rel(path)} changed while the blocks ran (by content, whatever its time and size "
-                            "say): a block wrote into it. Approved outputs change only through `make accept`; "
-                            "`git diff data/` shows what was written")
-    return problems
+    """An approved file whose content differs from what the build read before any block ran (approved.rewritten)."""
+    return approved.rewritten(site.data_dir, site.approved, site.rel)
 
 
 def _remove(path: Path) -> None:
@@ -309,31 +293,19 @@ def on_startup(command: str, dirty: bool) -> None:
         os.environ.pop(DIRTY_ENV, None)  # a build in the same process after a dirty one is not dirty
 
 
-def _number(config, name: str, default, low: int, high: int, whole: bool = False):
-    value = config.extra.get(name, default)
-    kinds = int if whole else int | float
-    if isinstance(value, bool) or not isinstance(value, kinds) or not low <= value <= high:
-        kind = "a whole number" if whole else "a number"
-        raise PluginError(f"mkdocs.yml extra.{name}={value!r}: expected {kind} from {low} to {high}")
-    return value
-
-
 def on_config(config):
     global _site
     mode = os.environ.get(MODE_ENV, "build")
     if mode not in MODES:
         raise PluginError(f"{MODE_ENV}={mode!r} is not a mode; expected one of {', '.join(MODES)}")
     root = Path(config.config_file_path).resolve().parent
-    timeout = config.extra.get("block_timeout", 60)
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 1 <= timeout <= 3600:
-        raise PluginError(f"mkdocs.yml extra.block_timeout={timeout!r}: expected a number of seconds from 1 to 3600")
-    jobs = _number(config, "block_jobs", os.cpu_count() or 1, 1, 256, whole=True)
-    inputs = config.extra.get("block_inputs", list(cache.DEFAULT_INPUTS))
-    if not isinstance(inputs, list) or not all(isinstance(i, str) and i and not i.startswith("/") for i in inputs):
-        raise PluginError(f"mkdocs.yml extra.block_inputs={inputs!r}: expected a list of paths relative to mkdocs.yml")
-    _site = SiteState(mode, root, Path(config.docs_dir).resolve(), root / "data", float(timeout), jobs, inputs,
-                      dirty=os.environ.get(DIRTY_ENV) == "1", site_dir=Path(config.site_dir),
-                      memory=_number(config, "block_memory", DEFAULT_MEMORY, 0, 1 << 20, whole=True))
+    try:
+        settings = siteconfig.block_settings(config.extra)
+    except siteconfig.SettingError as error:
+        raise PluginError(str(error)) from None
+    _site = SiteState(mode, root, Path(config.docs_dir).resolve(), root / "data", settings.timeout, settings.jobs,
+                      settings.inputs, dirty=os.environ.get(DIRTY_ENV) == "1", site_dir=Path(config.site_dir),
+                      memory=settings.memory)
     if mode == "serve":
         config.strict = False  # serving goes on through failures; they show on the page instead
         _site.warnings = pagenotes.watch_mkdocs_warnings()
@@ -358,8 +330,8 @@ def on_files(files, config):
     site.tracer = (None if site.mode == "accept" or trace == "0"
                    else reads.tracer() if trace == "strace" else audit.AUDIT)
     site.reuse = site.mode == "serve" or os.environ.get(cache.REUSE_ENV) == "1"
-    site.guard = WriteGuard(site.root, _protected(config, site.root, site.data_dir, site.inputs),
-                            startup=sorted({Path(sysconfig.get_paths()[k]) for k in ("purelib", "platlib")}))
+    site.guard = site_guard(site.root, Path(config.docs_dir), site.data_dir, Path(config.config_file_path),
+                            [Path(p) for p in config.watch or []], site.inputs)
     site.files = files
     site.before = set(_site_entries(Path(config.site_dir).resolve()))  # what MkDocs' clean left, if anything
     todo = []
