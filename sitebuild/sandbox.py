@@ -11,7 +11,9 @@ command() puts a launcher (reaper.py) under it with:
   environment through /proc either (its /proc is the namespace's);
 - a read-only view of the whole file system (--ro-bind / /: the repo, the venv, data/, site/), with only the
   folders it is given writable (the page's scratch folder, which holds its TMPDIR; serve's trace records) and a
-  /dev of its own; a write anywhere else fails with "Read-only file system", which the block's error shows;
+  /dev of its own; a write anywhere else fails with "Read-only file system", which the block's error shows; its
+  /proc is read-only too (--remount-ro /proc), so that a root build's block, which has no capabilities but is still
+  uid 0, cannot write the kernel's settings under /proc/sys;
 - no network but its own loopback (--unshare-net), and an empty /run, where the sockets of local daemons live
   (a Unix socket takes connections even on a read-only file system);
 - no capabilities (--cap-drop ALL), so that even a root build cannot remount what is read-only;
@@ -34,8 +36,12 @@ import subprocess
 from pathlib import Path
 
 SANDBOX_ENV = "SITEBUILD_SANDBOX"  # "0": run launchers without bubblewrap even where it works
-OPTIONS = ("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--as-pid-1", "--unshare-net",
-           "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--cap-drop", "ALL", "--clearenv")
+# --remount-ro /proc: bwrap covers /proc/sys only where its check finds it writable, and /proc/sys reads as not
+# writable even to root, so a root build's block (no capabilities, but uid 0) could write the kernel's settings there
+# (kernel.core_pattern: a program the kernel runs as root outside every namespace).
+OPTIONS = ("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc", "--unshare-pid",
+           "--as-pid-1", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--cap-drop", "ALL",
+           "--clearenv")
 NETS = "blocks run under the reaper and the write guard only"  # what protects a build without the sandbox
 PROBE_TIMEOUT = 30  # seconds the one try may take: a bound, it needs a few milliseconds
 

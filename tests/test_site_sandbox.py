@@ -261,6 +261,22 @@ def test_a_block_that_writes_into_the_repo_fails_naming_the_read_only_sandbox(ma
     assert "which the sandbox keeps read-only" in built.output, built
 
 
+def test_a_block_cannot_open_the_kernels_settings_for_writing(make_site, boxed):
+    # Run as root (a container's CI), a block without capabilities could still write /proc/sys: bwrap covers it only
+    # where its check says it is writable, and /proc/sys itself reads as not writable even to root. core_pattern
+    # names a program the kernel runs as root outside every namespace. The block only opens and closes: it writes
+    # nothing, even where the open succeeds.
+    code = ("import os\n"
+            "for path in ('/proc/sys/kernel/core_pattern', '/proc/sys/vm/overcommit_memory'):\n"
+            "    try:\n        os.close(os.open(path, os.O_WRONLY))\n        print(path, 'open for writing')\n"
+            "    except OSError:\n        print(path, 'refused')")
+    site = make_site({"index.md": page(fence(code))})
+
+    site.accept()
+
+    assert site.approved().count("refused") == 2, site.approved()
+
+
 def test_a_block_has_no_network_and_cannot_see_the_builders_processes(make_site, boxed):
     # Outside the sandbox, 192.0.2.1 (TEST-NET-1) times out (TimeoutError); inside, no route exists at all (OSError);
     # and /proc shows the builder (this pytest), whose environment holds the builder's secrets.
