@@ -17,8 +17,9 @@ program's wait status and the names of the processes killed (see read_report); t
 with the program's exit code (128 + N after signal N). --memory=BYTES: the program and everything it starts
 may each take that much address space (RLIMIT_AS), so a runaway block fails (MemoryError) instead of taking the
 machine. The launcher asks the kernel for SIGTERM when its parent (the builder) dies (PR_SET_PDEATHSIG), so a
-builder that is killed outright (SIGKILL) leaves nothing running either. Imported, the module gives the caller the same
-walk (kill_tree), for a launcher that no longer answers.
+builder that is killed outright (SIGKILL) leaves nothing running either. The launcher makes itself not dumpable
+(PR_SET_DUMPABLE 0), so that its program cannot ptrace it or open its /proc/PID/mem or fd/. Imported, the module
+gives the caller the same walk (kill_tree), for a launcher that no longer answers.
 
 Left out: a cgroup or a PID namespace, which would also hold a process that kills the launcher itself
 (SIGKILL) before it can reap: sandbox.py runs the launcher in a PID namespace where bubblewrap works.
@@ -41,6 +42,7 @@ except ImportError:  # pragma: no cover - an interpreter without CPython's _sign
 
 PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
+PR_SET_DUMPABLE = 4  # linux/prctl.h
 MAX_PASSES = 2000  # bounds kill_tree, so that a fork loop cannot hold it forever
 PAUSE = 0.001  # seconds between passes that found nothing new: killed processes take a moment to die
 
@@ -58,6 +60,10 @@ def become_subreaper() -> bool:
 
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)  # the builder dies: end as on the builder's SIGTERM
+        # Not dumpable: a process of the block (same uid, no capabilities) can then neither ptrace the launcher nor
+        # open its /proc/PID/mem or fd/ (its report). Traced, it could be made to exec a program of the block's that
+        # outlives the page. The program's exec makes the program dumpable again (the kernel resets it on exec).
+        libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
         return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
     except (ImportError, OSError, AttributeError):
         return False

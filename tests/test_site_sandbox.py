@@ -277,6 +277,26 @@ def test_a_block_cannot_open_the_kernels_settings_for_writing(make_site, boxed):
     assert site.approved().count("refused") == 2, site.approved()
 
 
+def test_a_block_cannot_trace_or_open_its_launcher(make_site, boxed):
+    # The launcher is the namespace's first process: a block that could ptrace it (same uid, no capabilities on either
+    # side, so the kernel allowed it) could make it call setsid() and exec a program of its own (gdb -p 1 -batch -ex
+    # 'call (int)setsid()' -ex 'call (int)execle("/bin/sleep", "sleep", "600", 0, 0)'), which then outlived its page:
+    # stopped, in a session and environment the builder's scans do not know, or running if the builder was killed.
+    probe = ("import ctypes; libc = ctypes.CDLL(None, use_errno=True); "
+             "print('attached' if libc.ptrace(0x4206, 1, 0, 0) == 0 else 'refused')")  # PTRACE_SEIZE: never stops it
+    code = ("import subprocess, sys\n"
+            f"done = subprocess.run([sys.executable, '-c', {probe!r}], capture_output=True, text=True)\n"
+            "print('ptrace:', done.stdout.strip())\n"
+            "for path in ('/proc/1/mem', '/proc/1/fd/0'):\n"
+            "    try:\n        open(path, 'rb').close()\n        print(path, 'opened')\n"
+            "    except OSError:\n        print(path, 'refused')")
+    site = make_site({"index.md": page(fence(code))})
+
+    site.accept()
+
+    assert site.approved().count("refused") == 3, site.approved()
+
+
 def test_a_block_has_no_network_and_cannot_see_the_builders_processes(make_site, boxed):
     # Outside the sandbox, 192.0.2.1 (TEST-NET-1) times out (TimeoutError); inside, no route exists at all (OSError);
     # and /proc shows the builder (this pytest), whose environment holds the builder's secrets.
