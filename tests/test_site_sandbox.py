@@ -17,6 +17,7 @@ import secrets
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -172,6 +173,28 @@ def test_links_to_their_own_folder_under_the_kit_do_not_hang_the_digest(tmp_path
                                       "kit/a/up (a symbolic link, not followed)",
                                       "kit/out (a symbolic link, not followed)"]
     assert not [path for path in inputs.entries if path.startswith(("kit/out/", "kit/a/up/", "kit/a/here/"))]
+
+
+def test_a_named_pipe_a_block_leaves_among_its_read_records_does_not_hang_the_build(make_site, protection):
+    # The run's own processes write its read records (audit.py), so its folder is writable in the sandbox too, and
+    # SITEBUILD_READS names it; the builder read each record named py.* after the run, and open() of a FIFO with no
+    # writer waits for ever ("py.0..." sorts before the worker's own "py.<pid>..." record).
+    name = f"py.0attack{secrets.token_hex(4)}"
+    code = f"import os\nos.mkfifo(os.path.join(os.environ['SITEBUILD_READS'], {name!r}))\nprint('made')"
+    site = make_site({"index.md": page(fence(code))})
+    built: list = []
+    builder = threading.Thread(target=lambda: built.append(site.build()), daemon=True)
+    try:
+        builder.start()
+        builder.join(BOUND)
+
+        assert built, f"the build did not end within {BOUND} s: it waits on the block's named pipe"
+        assert "has no approved output yet" in built[0].output, built[0]
+    finally:
+        for fifo in Path(tempfile.gettempdir()).glob(f"sitebuild-reads-*/*/{name}"):  # a hung build: let it go
+            with contextlib.suppress(OSError):
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        builder.join(BOUND)
 
 
 # 8. Redaction of the text as shown --------------------------------------------------------------------------------
