@@ -15,7 +15,9 @@ command() puts a launcher (reaper.py) under it with:
   /proc is read-only too (--remount-ro /proc), so that a root build's block, which has no capabilities but is still
   uid 0, cannot write the kernel's settings under /proc/sys;
 - no network but its own loopback (--unshare-net), and an empty /run, where the sockets of local daemons live
-  (a Unix socket takes connections even on a read-only file system);
+  (a Unix socket takes connections even on a read-only file system); since socket files live elsewhere too (tmux's
+  in /tmp ran any command a block sent it), the launcher also runs its program under a seccomp filter that fails
+  every Unix socket but a stream pair (reaper.socket_filter; launchers.py asks for it where this sandbox runs);
 - no capabilities (--cap-drop ALL), so that even a root build cannot remount what is read-only;
 - the environment it is given (runner.block_env) and nothing else (--clearenv, then --setenv for each).
 

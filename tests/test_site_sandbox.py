@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import socket
 import subprocess
 import sys
 import sysconfig
@@ -298,6 +299,29 @@ def test_a_block_cannot_open_the_kernels_settings_for_writing(make_site, boxed):
     site.accept()
 
     assert site.approved().count("refused") == 2, site.approved()
+
+
+def test_a_block_cannot_connect_to_a_unix_socket_outside_run(make_site, boxed, tmp_path):
+    # --unshare-net hides abstract sockets and the empty /run hides the daemons' own, but a socket file anywhere else
+    # takes connections through the read-only view: tmux's /tmp/tmux-UID/default ran any command a block sent it,
+    # outside the sandbox (`tmux run-shell 'echo pwned > site/index.html'`); ssh-agent's and gpg-agent's are others.
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(tmp_path / "daemon.sock"))
+    listener.listen(1)
+    code = ("import asyncio, socket\n"
+            f"try:\n    socket.socket(socket.AF_UNIX).connect({str(tmp_path / 'daemon.sock')!r})\n"
+            "    print('connected')\n"
+            "except OSError as error:\n    print('refused:', type(error).__name__)\n"
+            "left, right = socket.socketpair()  # asyncio's own wake-up pair, multiprocessing's Pipe\n"
+            "left.send(b'x')\nprint('socketpair:', right.recv(1))\n"
+            "print('asyncio:', asyncio.run(asyncio.sleep(0, 'ran')))")
+    site = make_site({"index.md": page(fence(code))})
+    try:
+        site.accept()
+    finally:
+        listener.close()
+
+    assert "refused: PermissionError\nsocketpair: b'x'\nasyncio: ran" in site.approved(), site.approved()
 
 
 def test_a_block_cannot_trace_or_open_its_launcher(make_site, boxed):
