@@ -34,6 +34,8 @@ import secrets
 import shlex
 from pathlib import Path
 
+from .reads import read_record
+
 AUDIT = "audit"  # the tracer name (launchers.Trace) that records reads this way
 HOOK = Path(__file__).with_name("readhook")
 READS_ENV = "SITEBUILD_READS"
@@ -202,8 +204,8 @@ def _redirected(code: str) -> list[str] | None:
 def _bash(record: Path) -> tuple[list[str], str]:
     """The files one bash record says its shell read with KNOWN programs, or ([], why) when that is not known."""
     try:
-        folder, _, code = record.with_name(record.name + ".code").read_text(encoding="utf-8").partition("\n")
-        trace = record.read_text(encoding="utf-8")
+        folder, _, code = read_record(record.with_name(record.name + ".code"), "utf-8").partition("\n")
+        trace = read_record(record, "utf-8")
     except (OSError, UnicodeDecodeError):
         return [], "a shell's record cannot be read"
     commands = _commands(trace)
@@ -250,15 +252,15 @@ def paths(folder: Path) -> tuple[dict[str, bool] | None, str]:
     """
     found: dict[str, bool] = {}
     try:
-        launches = [p for p in folder.iterdir() if p.is_dir()]
+        launches = [p for p in folder.iterdir() if p.is_dir() and not p.is_symlink()]
     except OSError:
         return None, "its record folder cannot be read"
     if not launches:
         return None, "it left no record"
     for own in launches:
         try:
-            started = (own / "launch").read_text(encoding="utf-8")
-        except OSError:
+            started = read_record(own / "launch", "utf-8")
+        except (OSError, UnicodeDecodeError):
             return None, "a launch of it names no program"
         records = sorted(own.iterdir())
         mine = "bash." if started == "bash" else "py." if PYTHON.match(started) else ""
@@ -267,7 +269,7 @@ def paths(folder: Path) -> tuple[dict[str, bool] | None, str]:
         for record in records:
             if record.name.startswith("py."):
                 try:
-                    data = json.loads(record.read_text(encoding="utf-8") or "{}")
+                    data = json.loads(read_record(record, "utf-8") or "{}")  # not a file (a FIFO): as empty
                 except (OSError, ValueError):
                     data = {}
                 if not data.get("end"):

@@ -105,6 +105,8 @@ def start(program: list[str], report, mark: str, handed: tuple[int, ...] = (), t
         writable = (*writable, trace[1])
     if memory:
         spare.append(f"--memory={memory}")
+    if sandbox.status()[0]:  # in the sandbox, the program can make no Unix socket but a stream pair (reaper.py)
+        spare.append(reaper.NO_UNIX_SOCKETS)
     launcher = [sys.executable, "-I", "-S", str(REAPER), *map(str, fds), *spare, "--", *program]
     boxed = sandbox.command(launcher, options.get("env") or dict(os.environ), list(writable))
     pool = getattr(_here, "pool", None)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import stat
 import subprocess
 from pathlib import Path
 
@@ -40,11 +41,32 @@ END = re.compile(r"^\+\+\+ (exited with \d+|killed by SIG\w+( \(core dumped\))?)
 SIGNAL = re.compile(r"^--- SIG\w+ .*---$")
 CALL = re.compile(r"^(?P<name>\w+)\((?P<args>.*)\)\s+= (?P<ret>.*)$")
 TRACE_ENV = "SITEBUILD_TRACE"  # "0": serve records no reads (every page keeps the key of every input file)
+RECORD_LIMIT = 64 << 20  # bytes of one read record read back: a bigger one makes the run's reads unknown
 CONTENT = {"open", "openat", "openat2", "creat", "execve", "execveat"}
 ARG = re.compile(r'(?:(?P<dirfd>AT_FDCWD|-?\d+)<(?P<dir>(?:[^>\\]|\\.)*)>(?:\(deleted\))?, )?'
                  r'"(?P<path>(?:[^"\\]|\\.)*)"')
 RETURNED = re.compile(r"^\d+<(?P<path>(?:[^>\\]|\\.)*)>(?:\(deleted\))?$")
 ESCAPE = re.compile(r"\\x([0-9a-f]{2})|\\([\\\"])")
+
+
+def read_record(path: Path, encoding: str) -> str:
+    """A read record's text; raises OSError when it is not a regular file of at most RECORD_LIMIT bytes.
+
+    The run's own processes write its records (this module's, audit.py's), so a block can leave anything among
+    them: a named pipe, whose open() would wait for ever for a writer that is gone; a link to /dev/zero; a huge file.
+    None is opened but as a regular file, never through a link, and none is read past RECORD_LIMIT.
+
+    Example: read_record(Path("/tmp/records/1a2b.123"), "ascii")  # strace's lines for process 123
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)  # a FIFO opens without waiting
+    with os.fdopen(fd, "rb") as record:
+        kind = os.fstat(fd)
+        if not stat.S_ISREG(kind.st_mode):
+            raise OSError(f"{path} is not a regular file")
+        data = record.read(RECORD_LIMIT + 1)
+    if len(data) > RECORD_LIMIT:
+        raise OSError(f"{path} holds more than {RECORD_LIMIT} bytes")
+    return data.decode(encoding)
 
 
 def tracer() -> str | None:
@@ -151,6 +173,10 @@ def paths(folder: Path) -> dict[str, bool] | None:
     launches = {name.removesuffix(".main") for name in files if name.endswith(".main")}
     if not launches or any(name.endswith(".incomplete") for name in files):
         return None
+    try:
+        mains = {launch: read_record(files[f"{launch}.main"], "ascii").strip() for launch in launches}
+    except (OSError, UnicodeDecodeError):
+        return None
     found: dict[str, bool] = {}
     for name, record in sorted(files.items()):
         prefix, _, pid = name.rpartition(".")
@@ -159,10 +185,10 @@ def paths(folder: Path) -> dict[str, bool] | None:
         if prefix not in launches:
             return None  # a record of a launch that never said which process was its program
         try:
-            lines = record.read_text(encoding="ascii").splitlines()
+            lines = read_record(record, "ascii").splitlines()
         except (OSError, UnicodeDecodeError):
             return None
-        main = files[f"{prefix}.main"].read_text(encoding="ascii").strip() == pid
+        main = mains[prefix] == pid
         if main and not (lines and END.match(lines[-1])):
             return None
         if not main and lines and lines[-1].endswith("<unfinished ...>"):
@@ -173,7 +199,6 @@ def paths(folder: Path) -> dict[str, bool] | None:
                 return None
             for path in named[0]:
                 found[path] = found.get(path, False) or named[1]
-    if any(f"{launch}.{files[f'{launch}.main'].read_text(encoding='ascii').strip()}" not in files
-           for launch in launches):
+    if any(f"{launch}.{mains[launch]}" not in files for launch in launches):
         return None  # a program whose record is missing
     return found

@@ -6,7 +6,7 @@ reparented to it, not to init. So whatever a program starts stays below such a p
 module is that process, a launcher: it starts one program, waits for it to end, kills and reaps
 everything left below itself, and reports to its caller in a file the caller opened:
 
-    python -I -S reaper.py REPORT_FD [FD ...] [--tracer=PREFIX] [--memory=BYTES] -- PROGRAM [ARG ...]
+    python -I -S reaper.py REPORT_FD [FD ...] [--tracer=PREFIX] [--memory=BYTES] [--no-unix-sockets] -- PROGRAM ...
 
 FD ...: descriptors handed to the program, closed in the launcher once the program runs. --tracer=PREFIX:
 the program is `strace -D ... -o PREFIX -- ...` (reads.py), whose tracer runs as a grandchild and, once its
@@ -16,9 +16,11 @@ the launcher ends the program (SIGKILL), then everything below it, the same way.
 program's wait status and the names of the processes killed (see read_report); the launcher exits
 with the program's exit code (128 + N after signal N). --memory=BYTES: the program and everything it starts
 may each take that much address space (RLIMIT_AS), so a runaway block fails (MemoryError) instead of taking the
-machine. The launcher asks the kernel for SIGTERM when its parent (the builder) dies (PR_SET_PDEATHSIG), so a
-builder that is killed outright (SIGKILL) leaves nothing running either. Imported, the module gives the caller the same
-walk (kill_tree), for a launcher that no longer answers.
+machine. --no-unix-sockets (in the sandbox): the program runs under a seccomp filter that fails every Unix socket
+but a stream pair (socket_filter). The launcher asks the kernel for SIGTERM when its parent (the builder) dies
+(PR_SET_PDEATHSIG), so a builder that is killed outright (SIGKILL) leaves nothing running either. The launcher makes
+itself not dumpable (PR_SET_DUMPABLE 0), so that its program cannot ptrace it or open its /proc/PID/mem or fd/.
+Imported, the module gives the caller the same walk (kill_tree), for a launcher that no longer answers.
 
 Left out: a cgroup or a PID namespace, which would also hold a process that kills the launcher itself
 (SIGKILL) before it can reap: sandbox.py runs the launcher in a PID namespace where bubblewrap works.
@@ -41,6 +43,19 @@ except ImportError:  # pragma: no cover - an interpreter without CPython's _sign
 
 PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
+PR_SET_DUMPABLE = 4  # linux/prctl.h
+PR_SET_NO_NEW_PRIVS = 38  # linux/prctl.h
+PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2  # linux/prctl.h, linux/seccomp.h
+NO_UNIX_SOCKETS = "--no-unix-sockets"  # launchers.py passes it in the sandbox (socket_filter)
+# Per audit arch (linux/audit.h): the numbers of socket and socketpair, and of the calls the filter fails whole:
+# socketcall (i386's multiplexer, whose arguments a filter cannot read; int 0x80 reaches it from a 64-bit process)
+# and io_uring_setup (io_uring makes sockets without the socket call).
+FILTERED = {
+    0xC000003E: (41, 53, (425,)),  # x86_64; x32's calls (number bit 30 set) are failed whole
+    0x40000003: (359, 360, (102, 425)),  # i386
+    0xC00000B7: (198, 199, (425,)),  # aarch64
+    0x40000028: (281, 288, (102, 425)),  # arm
+}
 MAX_PASSES = 2000  # bounds kill_tree, so that a fork loop cannot hold it forever
 PAUSE = 0.001  # seconds between passes that found nothing new: killed processes take a moment to die
 
@@ -58,9 +73,77 @@ def become_subreaper() -> bool:
 
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)  # the builder dies: end as on the builder's SIGTERM
+        # Not dumpable: a process of the block (same uid, no capabilities) can then neither ptrace the launcher nor
+        # open its /proc/PID/mem or fd/ (its report). Traced, it could be made to exec a program of the block's that
+        # outlives the page. The program's exec makes the program dumpable again (the kernel resets it on exec).
+        libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
         return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
     except (ImportError, OSError, AttributeError):
         return False
+
+
+def socket_filter() -> bytes:
+    """A seccomp program (classic BPF, little-endian machines) that fails socket(AF_UNIX, ...) and
+    socketpair(AF_UNIX, SOCK_DGRAM, ...) with EACCES, and the calls FILTERED fails whole; everything else, and every
+    call of an architecture FILTERED does not name, runs as before.
+
+    A socket file takes connections through a read-only file system, and a folder the sandbox does not hide (/tmp,
+    the home folder) holds some that run commands outside it: tmux's, an ssh or gpg agent's. A datagram socket
+    can send to a socket file without connecting, so only the stream pair (asyncio's wake-up pair, multiprocessing's
+    Pipe) is left to AF_UNIX. Abstract sockets are the sandbox's own already (--unshare-net).
+
+    Example: len(socket_filter()) % 8 == 0  # struct sock_filter: u16 code, u8 jt, u8 jf, u32 k
+    """
+    import struct  # only here: launches outside the sandbox install no filter
+
+    load, equal, at_least, mask, answer = 0x20, 0x15, 0x35, 0x54, 0x06  # BPF_LD|W|ABS, JMP|JEQ|K, JMP|JGE|K, ...
+    allow, deny, unix, datagram = 0x7FFF0000, 0x00050000 | 13, 1, 2  # SECCOMP_RET_ALLOW, RET_ERRNO|EACCES
+    program: list[tuple] = [(load, 0, 0, 4)]  # seccomp_data.arch
+    program += [(equal, f"arch {arch}", 0, arch) for arch in FILTERED]
+    program.append((answer, 0, 0, allow))
+    for arch, (socket_call, pair_call, failed) in FILTERED.items():
+        program += [f"arch {arch}", (load, 0, 0, 0)]  # seccomp_data.nr
+        if arch == 0xC000003E:
+            program.append((at_least, "deny", 0, 0x40000000))
+        program += [(equal, "deny", 0, number) for number in failed]
+        program += [(equal, "socket", 0, socket_call), (equal, "socketpair", 0, pair_call), (answer, 0, 0, allow)]
+    program += ["socketpair", (load, 0, 0, 16), (equal, 0, "allow", unix),  # args[0]: the domain
+                (load, 0, 0, 24), (mask, 0, 0, 0xF), (equal, "deny", "allow", datagram),  # args[1]: the type
+                "socket", (load, 0, 0, 16), (equal, "deny", "allow", unix),
+                "allow", (answer, 0, 0, allow), "deny", (answer, 0, 0, deny)]
+    where, count = {}, 0
+    for step in program:
+        if isinstance(step, str):
+            where[step] = count
+        else:
+            count += 1
+    code, count = b"", 0
+    for step in program:
+        if isinstance(step, str):
+            continue
+        op, yes, no, k = step
+        jumps = [where[j] - count - 1 if isinstance(j, str) else j for j in (yes, no)]
+        code += struct.pack("=HBBI", op, *jumps, k)
+        count += 1
+    return code
+
+
+def _install(filter_code: bytes) -> None:
+    """Install a seccomp program (socket_filter) on this process and what it starts; raises OSError if it cannot."""
+    import ctypes
+
+    class Program(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    code = ctypes.create_string_buffer(filter_code, len(filter_code))
+    program = Program(len(filter_code) // 8, ctypes.addressof(code))
+    zero = ctypes.c_ulong(0)
+    # no_new_privs: bwrap has set it already; the kernel takes a filter from an unprivileged process only with it
+    if (libc.prctl(PR_SET_NO_NEW_PRIVS, ctypes.c_ulong(1), zero, zero, zero) != 0
+            or libc.prctl(PR_SET_SECCOMP, ctypes.c_ulong(SECCOMP_MODE_FILTER), ctypes.byref(program), zero, zero) != 0):
+        error = ctypes.get_errno()
+        raise OSError(error, f"the sandbox could not install its socket filter ({os.strerror(error)})")
 
 
 def proc_stat(pid: int) -> tuple[str, list[bytes]]:
@@ -241,6 +324,7 @@ def main(argv: list[str]) -> int:
     split = argv.index("--")
     tracer = next((a.removeprefix("--tracer=") for a in argv[:split] if a.startswith("--tracer=")), "")
     memory = next((int(a.removeprefix("--memory=")) for a in argv[:split] if a.startswith("--memory=")), 0)
+    filter_code = socket_filter() if NO_UNIX_SOCKETS in argv[:split] else b""
     report, *handed = (int(fd) for fd in argv[:split] if not fd.startswith("--"))
     program = argv[split + 1:]
     os.set_inheritable(report, False)
@@ -260,6 +344,8 @@ def main(argv: list[str]) -> int:
                 import resource  # only here: most launches set no limit
 
                 resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+            if filter_code:
+                _install(filter_code)
             os.execvp(program[0], program)
         except OSError as error:
             os.write(2, f"{program[0]}: {error.strerror}\n".encode())

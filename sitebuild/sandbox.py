@@ -11,9 +11,13 @@ command() puts a launcher (reaper.py) under it with:
   environment through /proc either (its /proc is the namespace's);
 - a read-only view of the whole file system (--ro-bind / /: the repo, the venv, data/, site/), with only the
   folders it is given writable (the page's scratch folder, which holds its TMPDIR; serve's trace records) and a
-  /dev of its own; a write anywhere else fails with "Read-only file system", which the block's error shows;
+  /dev of its own; a write anywhere else fails with "Read-only file system", which the block's error shows; its
+  /proc is read-only too (--remount-ro /proc), so that a root build's block, which has no capabilities but is still
+  uid 0, cannot write the kernel's settings under /proc/sys;
 - no network but its own loopback (--unshare-net), and an empty /run, where the sockets of local daemons live
-  (a Unix socket takes connections even on a read-only file system);
+  (a Unix socket takes connections even on a read-only file system); since socket files live elsewhere too (tmux's
+  in /tmp ran any command a block sent it), the launcher also runs its program under a seccomp filter that fails
+  every Unix socket but a stream pair (reaper.socket_filter; launchers.py asks for it where this sandbox runs);
 - no capabilities (--cap-drop ALL), so that even a root build cannot remount what is read-only;
 - the environment it is given (runner.block_env) and nothing else (--clearenv, then --setenv for each).
 
@@ -34,8 +38,12 @@ import subprocess
 from pathlib import Path
 
 SANDBOX_ENV = "SITEBUILD_SANDBOX"  # "0": run launchers without bubblewrap even where it works
-OPTIONS = ("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--as-pid-1", "--unshare-net",
-           "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--cap-drop", "ALL", "--clearenv")
+# --remount-ro /proc: bwrap covers /proc/sys only where its check finds it writable, and /proc/sys reads as not
+# writable even to root, so a root build's block (no capabilities, but uid 0) could write the kernel's settings there
+# (kernel.core_pattern: a program the kernel runs as root outside every namespace).
+OPTIONS = ("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc", "--unshare-pid",
+           "--as-pid-1", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--cap-drop", "ALL",
+           "--clearenv")
 NETS = "blocks run under the reaper and the write guard only"  # what protects a build without the sandbox
 PROBE_TIMEOUT = 30  # seconds the one try may take: a bound, it needs a few milliseconds
 

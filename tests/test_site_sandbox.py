@@ -14,9 +14,11 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import socket
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -174,6 +176,28 @@ def test_links_to_their_own_folder_under_the_kit_do_not_hang_the_digest(tmp_path
     assert not [path for path in inputs.entries if path.startswith(("kit/out/", "kit/a/up/", "kit/a/here/"))]
 
 
+def test_a_named_pipe_a_block_leaves_among_its_read_records_does_not_hang_the_build(make_site, protection):
+    # The run's own processes write its read records (audit.py), so its folder is writable in the sandbox too, and
+    # SITEBUILD_READS names it; the builder read each record named py.* after the run, and open() of a FIFO with no
+    # writer waits for ever ("py.0..." sorts before the worker's own "py.<pid>..." record).
+    name = f"py.0attack{secrets.token_hex(4)}"
+    code = f"import os\nos.mkfifo(os.path.join(os.environ['SITEBUILD_READS'], {name!r}))\nprint('made')"
+    site = make_site({"index.md": page(fence(code))})
+    built: list = []
+    builder = threading.Thread(target=lambda: built.append(site.build()), daemon=True)
+    try:
+        builder.start()
+        builder.join(BOUND)
+
+        assert built, f"the build did not end within {BOUND} s: it waits on the block's named pipe"
+        assert "has no approved output yet" in built[0].output, built[0]
+    finally:
+        for fifo in Path(tempfile.gettempdir()).glob(f"sitebuild-reads-*/*/{name}"):  # a hung build: let it go
+            with contextlib.suppress(OSError):
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        builder.join(BOUND)
+
+
 # 8. Redaction of the text as shown --------------------------------------------------------------------------------
 
 
@@ -259,6 +283,65 @@ def test_a_block_that_writes_into_the_repo_fails_naming_the_read_only_sandbox(ma
 
     assert built.code != 0 and not (site.docs / "new.md").exists(), built
     assert "which the sandbox keeps read-only" in built.output, built
+
+
+def test_a_block_cannot_open_the_kernels_settings_for_writing(make_site, boxed):
+    # Run as root (a container's CI), a block without capabilities could still write /proc/sys: bwrap covers it only
+    # where its check says it is writable, and /proc/sys itself reads as not writable even to root. core_pattern
+    # names a program the kernel runs as root outside every namespace. The block only opens and closes: it writes
+    # nothing, even where the open succeeds.
+    code = ("import os\n"
+            "for path in ('/proc/sys/kernel/core_pattern', '/proc/sys/vm/overcommit_memory'):\n"
+            "    try:\n        os.close(os.open(path, os.O_WRONLY))\n        print(path, 'open for writing')\n"
+            "    except OSError:\n        print(path, 'refused')")
+    site = make_site({"index.md": page(fence(code))})
+
+    site.accept()
+
+    assert site.approved().count("refused") == 2, site.approved()
+
+
+def test_a_block_cannot_connect_to_a_unix_socket_outside_run(make_site, boxed, tmp_path):
+    # --unshare-net hides abstract sockets and the empty /run hides the daemons' own, but a socket file anywhere else
+    # takes connections through the read-only view: tmux's /tmp/tmux-UID/default ran any command a block sent it,
+    # outside the sandbox (`tmux run-shell 'echo pwned > site/index.html'`); ssh-agent's and gpg-agent's are others.
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(tmp_path / "daemon.sock"))
+    listener.listen(1)
+    code = ("import asyncio, socket\n"
+            f"try:\n    socket.socket(socket.AF_UNIX).connect({str(tmp_path / 'daemon.sock')!r})\n"
+            "    print('connected')\n"
+            "except OSError as error:\n    print('refused:', type(error).__name__)\n"
+            "left, right = socket.socketpair()  # asyncio's own wake-up pair, multiprocessing's Pipe\n"
+            "left.send(b'x')\nprint('socketpair:', right.recv(1))\n"
+            "print('asyncio:', asyncio.run(asyncio.sleep(0, 'ran')))")
+    site = make_site({"index.md": page(fence(code))})
+    try:
+        site.accept()
+    finally:
+        listener.close()
+
+    assert "refused: PermissionError\nsocketpair: b'x'\nasyncio: ran" in site.approved(), site.approved()
+
+
+def test_a_block_cannot_trace_or_open_its_launcher(make_site, boxed):
+    # The launcher is the namespace's first process: a block that could ptrace it (same uid, no capabilities on either
+    # side, so the kernel allowed it) could make it call setsid() and exec a program of its own (gdb -p 1 -batch -ex
+    # 'call (int)setsid()' -ex 'call (int)execle("/bin/sleep", "sleep", "600", 0, 0)'), which then outlived its page:
+    # stopped, in a session and environment the builder's scans do not know, or running if the builder was killed.
+    probe = ("import ctypes; libc = ctypes.CDLL(None, use_errno=True); "
+             "print('attached' if libc.ptrace(0x4206, 1, 0, 0) == 0 else 'refused')")  # PTRACE_SEIZE: never stops it
+    code = ("import subprocess, sys\n"
+            f"done = subprocess.run([sys.executable, '-c', {probe!r}], capture_output=True, text=True)\n"
+            "print('ptrace:', done.stdout.strip())\n"
+            "for path in ('/proc/1/mem', '/proc/1/fd/0'):\n"
+            "    try:\n        open(path, 'rb').close()\n        print(path, 'opened')\n"
+            "    except OSError:\n        print(path, 'refused')")
+    site = make_site({"index.md": page(fence(code))})
+
+    site.accept()
+
+    assert site.approved().count("refused") == 3, site.approved()
 
 
 def test_a_block_has_no_network_and_cannot_see_the_builders_processes(make_site, boxed):
