@@ -69,6 +69,8 @@ def make_site(repo: Path, folder: Path, copies: int = COPIES) -> list[str]:
             shutil.copy2(source, folder / name)
     shutil.copytree(repo / "docs", folder / "docs", ignore=shutil.ignore_patterns("*.md"))
     shutil.copy2(repo / "docs" / "index.md", folder / "docs" / "index.md")
+    _copy_drawings(repo, folder, [repo / "docs" / name for name in ("index.md", AGENT_PAGE, APPROVAL_PAGE)]
+                   + [(repo / "data" / name).with_suffix(".txt") for name in (AGENT_PAGE, APPROVAL_PAGE)])
     text = (repo / "docs" / AGENT_PAGE).read_text(encoding="utf-8")
     approved = (repo / "data" / AGENT_PAGE).with_suffix(".txt").read_text(encoding="utf-8")
     pages = [AGENT_PAGE] + [f"advanced/agent-copy-{n}.md" for n in range(1, copies + 1)]
@@ -93,6 +95,21 @@ def make_site(repo: Path, folder: Path, copies: int = COPIES) -> list[str]:
     _write_yaml(folder / "mkdocs-jobs1.yml", {**config, "extra": {**config.get("extra", {}), "block_jobs": 1}})
     _markdown_exec_alone(folder, config, pages)
     return pages + [APPROVAL_PAGE]
+
+
+def _copy_drawings(repo: Path, folder: Path, pages: list[Path]) -> None:
+    """Copy into folder/data/diagrams the approved drawings (diagrams.py) of the diagrams in these files.
+
+    Args:
+        repo: the repo root; folder: the benchmark site; pages: the pages and their approved outputs (a block
+            may print a diagram), whose text, whitespace aside, holds each diagram's source.
+    """
+    texts = [" ".join(page.read_text(encoding="utf-8").split()) for page in pages]  # a fence may be indented
+    (folder / "data" / "diagrams").mkdir(parents=True, exist_ok=True)
+    for source in sorted((repo / "data" / "diagrams").glob("*.mmd")):
+        if any(" ".join(source.read_text(encoding="utf-8").split()) in text for text in texts):
+            for path in (source, source.with_suffix(".svg")):
+                shutil.copy2(path, folder / "data" / "diagrams" / path.name)
 
 
 def _write_yaml(path: Path, config: dict) -> None:
