@@ -10,12 +10,15 @@ its folder, its command string and an xtrace of each command it runs (its words 
 paths() reads those records back into what strace's record gave (reads.paths): {absolute path: True}, every
 read here being of content (a file's bytes, a folder's names). It answers (None, why) when the reads cannot be
 known for sure, and the page keeps the key of every input file (cache.py):
-- a Python record that is empty (its process was killed, left with os._exit, or was a forked child) or that
-  says a read could not be named, or a launch that left no record at all;
+- a Python record that is empty or cut short mid-line, or that says a read could not be named, or a launch that
+  left no record at all (a process that was killed, left with os._exit or was a forked child still leaves a
+  whole record: each line is written before the read it names; python_record);
 - a program started that is neither a Python interpreter that records (one started with -I, -E or -S, or with
   an environment without these variables, does not) nor one of KNOWN, whose reads are read off its words:
   sed, cat, grep, head, tail, wc, sort, uniq, cut with their file operands, and commands that read no file
-  (tr, mktemp, echo, printf, export, ...), each only with the options listed for it;
+  (tr, mktemp, echo, printf, export, ...), each only with the options listed for it; nor `sh -c STRING` (what
+  subprocess's shell=True runs) whose STRING is simple commands of those joined by `;`, `&&`, `||` or `|`,
+  with no expansion, redirection, glob or subshell (_shell_commands);
 - a bash command string with a here-document, a here-string or `<(...)`, or that reads a file through a
   redirection (`< FILE`) whose name it cannot tell (FILE is read once its variables are replaced with the
   values the trace assigned them); a `cd`, `source`, `set +x` or `exec`; an xtrace line that does not parse.
@@ -27,7 +30,7 @@ their environment, and `x` in bash's `$-`; sys.path is as without them.
 
 from __future__ import annotations
 
-import json
+import ast
 import os
 import re
 import secrets
@@ -130,6 +133,36 @@ def _operands(argv: list[str]) -> tuple[list[str], str]:
     return files + [o for o in operands[0 if given else before:] if o != "-"], ""
 
 
+SHELLS = {"sh", "dash"}  # shells that read no BASH_ENV, so record nothing themselves (bash records: xtrace.bash)
+SHELL_SPECIAL = re.compile(r"[$`<>(){}*?\[\]~\\\n#!]")
+
+
+def _shell_commands(script: str) -> list[list[str]] | None:
+    """The simple commands of a `sh -c` script, each as its words; None unless it is only simple commands joined
+    by `;`, `&&`, `||`, `|` or `&`, with no expansion, redirection, glob, subshell, comment or line break.
+
+    Example: _shell_commands("python -m x --user ana tap; echo hi") == [["python", "-m", "x", "--user", "ana", "tap"],
+             ["echo", "hi"]]
+    """
+    unquoted = re.sub(r"'[^']*'", "", script)  # single quotes hold nothing special
+    if SHELL_SPECIAL.search(unquoted):
+        return None
+    lexer = shlex.shlex(script, posix=True, punctuation_chars=";&|")
+    lexer.whitespace_split = True
+    commands: list[list[str]] = [[]]
+    try:
+        for token in lexer:
+            if token in (";", "&&", "||", "|", "&"):
+                commands.append([])
+            elif set(token) <= set(";&|"):
+                return None  # ";;", "|&" and the like
+            else:
+                commands[-1].append(token)
+    except ValueError:
+        return None
+    return [words for words in commands if words]
+
+
 def program(argv: list[str]) -> tuple[list[str], str]:
     """The files a program started by a page's run reads itself (a Python that records reads them through its
     own record), or ([], why) when they cannot be known.
@@ -145,6 +178,17 @@ def program(argv: list[str]) -> tuple[list[str], str]:
         return [], ""
     if name in KNOWN:
         return _operands(argv)
+    if name in SHELLS and len(argv) >= 3 and argv[1] == "-c":
+        commands = _shell_commands(argv[2])
+        if commands is None:
+            return [], f"ran {name} -c with a script whose reads cannot be read off its words"
+        files: list[str] = []
+        for words in commands:
+            named, why = program(words)
+            if why:
+                return [], why
+            files += named
+        return files, ""
     return [], f"ran {name}, whose reads are not recorded"
 
 
@@ -240,6 +284,44 @@ def _bash(record: Path) -> tuple[list[str], str]:
     return [name if name.startswith("/") else os.path.join(folder, name) for name in files], ""
 
 
+def python_record(record: Path) -> dict[str, list] | None:
+    """One Python process's record (readhook/sitecustomize.py), or None when it cannot be trusted whole.
+
+    Args:
+        record: a py.* file of a launch's record folder: lines "r <repr of a path>", "p <repr of [argv..., carried]>",
+            "u <repr of why>", and "end" once the process exited or finished its page.
+
+    Returns:
+        {"reads": [paths], "programs": [[argv..., carried]], "unknown": [whys], "end": [True] or []}; None for an
+        empty record (the process wrote nothing, or emptied its record when a line could not be written), one that
+        cannot be read, is not a regular file, or has a line that does not parse (cut short by a death mid-write).
+        A record without "end" is whole all the same: each line is written before the read it names happens.
+
+    Example: python_record(Path("/tmp/r/ab12/py.41.0a1b2c3d"))["reads"]  # ["/repo/kit/evidencedesk/usage.py", ...]
+    """
+    try:
+        text = read_record(record, "utf-8")  # raises OSError when it is not a regular file
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not text:
+        return None
+    data: dict[str, list] = {"reads": [], "programs": [], "unknown": [], "end": []}
+    keys = {"r": "reads", "p": "programs", "u": "unknown"}
+    for line in text.split("\n")[:-1] if text.endswith("\n") else [None]:
+        if line == "end":
+            data["end"].append(True)
+            continue
+        kind, _, value = (line or "").partition(" ")
+        try:
+            item = ast.literal_eval(value) if kind in keys else None
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            item = None
+        if item is None or (kind == "r" and not isinstance(item, str)) or (kind == "p" and not isinstance(item, list)):
+            return None
+        data[keys[kind]].append(item)
+    return data
+
+
 def paths(folder: Path) -> tuple[dict[str, bool] | None, str]:
     """What a run read, from the records of its launches in folder (one subfolder each, see env()).
 
@@ -268,20 +350,18 @@ def paths(folder: Path) -> tuple[dict[str, bool] | None, str]:
             return None, f"its {started} left no record"
         for record in records:
             if record.name.startswith("py."):
-                try:
-                    data = json.loads(read_record(record, "utf-8") or "{}")  # not a file (a FIFO): as empty
-                except (OSError, ValueError):
-                    data = {}
-                if not data.get("end"):
-                    return None, "a Python process of it ended before writing its record (killed, os._exit, fork)"
+                data = python_record(record)
+                if data is None:
+                    return None, "a Python process of it left a record that is empty or cut short"
                 if data["unknown"]:
                     return None, f"a Python process of it did what the audit hook cannot name ({data['unknown'][0]})"
                 for path in data["reads"]:
                     found[os.path.normpath(path)] = True
                 for *argv, carried in data["programs"]:
                     named, why = program(argv)
-                    if PYTHON.match(os.path.basename(argv[0] if argv else "")) and not carried:
-                        why = "a Python started with an environment of its own, which does not record"
+                    started = os.path.basename(argv[0] if argv else "")
+                    if (PYTHON.match(started) or started in SHELLS) and not carried:  # its Pythons would not record
+                        why = f"a {started} started with an environment of its own, which does not record"
                     if named:  # a file named relative to a folder this record does not keep
                         why = why or f"a Python process of it ran {os.path.basename(argv[0])} on files"
                     if why:

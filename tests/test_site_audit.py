@@ -84,6 +84,15 @@ def test_a_page_whose_reads_cannot_be_known_keeps_the_key_of_every_input_and_the
     (["find", "kit"], ([], "ran find, whose reads are not recorded")),
     (["cp", "-p", "kit/a.json", "kit/b.json", "/tmp/x/"], (["kit/a.json", "kit/b.json"], "")),
     (["cp", "-r", "kit", "/tmp/x"], ([], "ran cp with -r, an option whose reads are not known here")),
+    # subprocess's shell=True: the script's simple commands, read as if each were started alone
+    (["/bin/sh", "-c", "/repo/.venv/bin/python -m notes --user ana tap; echo INJECTED"], ([], "")),
+    (["sh", "-c", "cat kit/a.txt && grep -e 'x|y' kit/b.txt | wc -l"], (["kit/a.txt", "kit/b.txt"], "")),
+    (["sh", "-c", "echo hi; ls kit"], ([], "ran ls, whose reads are not recorded")),
+    (["sh", "-c", "cat $HOME/x"], ([], "ran sh -c with a script whose reads cannot be read off its words")),
+    (["sh", "-c", "sort < kit/a.txt"], ([], "ran sh -c with a script whose reads cannot be read off its words")),
+    (["dash", "-c", "echo 'a; b' ;; echo c"], ([], "ran dash -c with a script whose reads cannot be read off its "
+                                                  "words")),
+    (["sh", "kit/script.sh"], ([], "ran sh, whose reads are not recorded")),
 ])
 def test_what_a_program_a_page_started_reads(argv, expected):
     assert audit.program(argv) == expected
@@ -133,6 +142,46 @@ def test_a_python_process_records_its_opens_listings_imports_and_programs(tmp_pa
     assert why == "" and read is not None
     assert {str(tmp_path / "kit" / name) for name in ("a.txt", "mod.py")} | {str(tmp_path / "kit")} <= set(read)
     assert len([r for f in records.iterdir() for r in f.iterdir() if r.name.startswith("py.")]) == 2  # and its child
-    subprocess.run([sys.executable, "-c", "import os; os._exit(0)"], cwd=tmp_path, env=env, check=True)
-    assert audit.paths(records) == (None, "a Python process of it ended before writing its record (killed, "
-                                          "os._exit, fork)")
+
+
+@pytest.mark.parametrize("end", [
+    "os._exit(0)",  # no atexit: the exactly-once page's hard crash
+    "os.kill(os.getpid(), signal.SIGKILL)",
+    "pid = os.fork()\nif pid == 0:\n    open('kit/b.txt').read(); os._exit(0)\nos.waitpid(pid, 0); os._exit(0)",
+])
+def test_a_python_process_that_dies_without_exiting_still_leaves_a_whole_record(tmp_path, end):
+    """Each line of a record is written before the read it names (readhook/sitecustomize.py), so a process that
+    never reaches its exit handlers has recorded every read it made, and its page keeps a reads-only key."""
+    (tmp_path / "kit").mkdir()
+    (tmp_path / "kit" / "a.txt").write_text("a\n")
+    (tmp_path / "kit" / "b.txt").write_text("b\n")
+    records = tmp_path / "records"
+    records.mkdir()
+    env = {**os.environ, **audit.launch(records, [sys.executable])}
+    subprocess.run([sys.executable, "-c", f"import os, signal\nopen('kit/a.txt').read()\n{end}"], cwd=tmp_path,
+                   env=env, check=False)
+
+    read, why = audit.paths(records)
+
+    assert why == "" and read is not None
+    assert str(tmp_path / "kit" / "a.txt") in read
+    assert (str(tmp_path / "kit" / "b.txt") in read) == ("fork" in end)  # the child's own record
+
+
+@pytest.mark.parametrize(("text", "whole"), [
+    ("r '/repo/kit/a.py'\np ['echo', 'hi', True]\nend\n", True),
+    ("r '/repo/kit/a.py'\n", True),  # no "end": the process died, after writing what it read
+    ("", False),  # emptied: a line could not be written
+    ("r '/repo/kit/a.py'\nr '/repo/ki", False),  # cut short mid-line
+    ("r 42\n", False),
+    ("x '/repo/kit/a.py'\n", False),
+])
+def test_a_python_record_is_trusted_only_whole(tmp_path, text, whole):
+    record = tmp_path / "py.1.00000000"
+    record.write_text(text, encoding="utf-8")
+
+    data = audit.python_record(record)
+
+    assert (data is not None) == whole
+    if whole:
+        assert data["reads"] == ["/repo/kit/a.py"]

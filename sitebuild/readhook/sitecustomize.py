@@ -10,13 +10,18 @@ sources and bytecode), each folder listed ("os.listdir", "os.scandir": the impor
 os.walk, pathlib), each SQLite database connected to; and each program the process started ("subprocess.Popen",
 "os.exec", "os.posix_spawn", "os.spawn"), with whether its environment still carries this record (audit.py
 decides which programs are known). "os.system" and a folder named only by a descriptor that cannot be read back
-make the record unknown. At exit (atexit), before an exec, or when the worker says its page is done (the audit
-event "sitebuild.reads.end", since it leaves with os._exit), it writes its record: one JSON file, whose path
-it created empty at the start, so a process that ends without writing (killed, os._exit, a forked child) leaves
-an empty file that reads as incomplete. A forked child starts a record of its own.
+make the record unknown. The record is one file per process, written as the process goes: each path, program or
+unknown is appended as one line ("r <repr>", "p <repr>", "u <repr>") the first time the hook sees it, with one
+unbuffered os.write, before the read itself happens (an audit hook runs before its operation). So a process that
+is killed, leaves with os._exit or is a forked child that never returns still leaves a complete record of what it
+read until then. At exit (atexit), before an exec, or when the worker says its page is done (the audit event
+"sitebuild.reads.end", since it leaves with os._exit), it adds the files of its imported modules (an extension
+module's file is opened by the loader, not through "open") and an "end" line. A forked child starts a record of
+its own.
 
 Left out: what an audit hook cannot see: a stat (os.stat, os.path.exists) that neither opens nor lists, a
-file a C extension opens itself (other than SQLite's), os.open with dir_fd (named here as if relative to the
+file a C extension opens itself (other than SQLite's), the file of an extension module imported by a process that
+then dies without exiting (it is added at exit only), os.open with dir_fd (named here as if relative to the
 working folder). Writing the record may raise nothing into the page: every error here makes it unknown instead.
 """
 
@@ -31,13 +36,22 @@ EVENTS = {"open", "os.listdir", "os.scandir", "subprocess.Popen", "os.exec", "os
 def _install(folder):
     import atexit
 
-    state = {"reads": set(), "programs": [], "unknown": [], "path": "", "done": False}
-    getcwd, join, fspath, fsdecode = os.getcwd, os.path.join, os.fspath, os.fsdecode
+    state = {"reads": set(), "path": "", "fd": -1, "done": False}
+    getcwd, join, fspath, fsdecode, write = os.getcwd, os.path.join, os.fspath, os.fsdecode, os.write
 
     def start():
         state["path"] = join(folder, f"py.{os.getpid()}.{os.urandom(4).hex()}")
-        with open(state["path"], "x"):  # noqa: SIM115 - empty until the record is written
-            pass
+        state["fd"] = os.open(state["path"], os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC, 0o600)
+
+    def emit(kind, value):
+        line = f"{kind} {value!r}\n".encode("utf-8", "surrogateescape")
+        if write(state["fd"], line) != len(line):
+            raise OSError("a short write")
+
+    def read(path):
+        if path not in state["reads"]:
+            state["reads"].add(path)
+            emit("r", path)
 
     def absolute(path):
         if isinstance(path, int):
@@ -58,28 +72,22 @@ def _install(folder):
 
     def program(argv, env):
         argv = [argv] if isinstance(argv, (str, bytes)) or not hasattr(argv, "__iter__") else list(argv)
-        state["programs"].append([*(fsdecode(fspath(a)) if not isinstance(a, str) else a for a in argv),
-                                  carried(env)])
+        emit("p", [*(fsdecode(fspath(a)) if not isinstance(a, str) else a for a in argv), carried(env)])
 
     def finish():
-        if os.getpid() != state["pid"] or not state["path"]:
+        if os.getpid() != state["pid"] or not state["path"] or state["done"]:
             return
-        state["done"] = True
+        state["done"] = True  # the hook records nothing while this runs
         try:
-            import json
-
             for module in list(sys.modules.values()):
                 name = getattr(module, "__file__", None)
                 if isinstance(name, str):
-                    state["reads"].add(name if name.startswith("/") else join(getcwd(), name))
-            text = json.dumps({"reads": sorted(state["reads"]), "programs": state["programs"],
-                               "unknown": state["unknown"], "end": True})
-            with open(state["path"], "w", encoding="utf-8") as record:
-                record.write(text)
-        except Exception:  # noqa: BLE001 - a record that cannot be written stays empty: unknown
-            pass
-        finally:
-            state["done"] = False
+                    read(name if name.startswith("/") else join(getcwd(), name))
+            write(state["fd"], b"end\n")
+        except Exception:  # noqa: BLE001 - a record that misses a module's file must not read as complete
+            broken()
+            return
+        state["done"] = False  # an exec that fails goes on, and so does its record
 
     def hook(event, args):
         if event not in EVENTS or state["done"]:
@@ -91,7 +99,7 @@ def _install(folder):
                     path = "."
                 elif isinstance(path, int) and event == "open":
                     return  # an open of a descriptor: whoever opened it was seen
-                state["reads"].add(absolute(path))
+                read(absolute(path))
             elif event == "subprocess.Popen":
                 executable, argv, _, env = args
                 argv = [argv] if isinstance(argv, (str, bytes)) or not hasattr(argv, "__iter__") else list(argv)
@@ -103,7 +111,7 @@ def _install(folder):
             elif event == "os.spawn":
                 program([args[1], *list(args[2])[1:]], args[3])
             elif event == "os.system":
-                state["unknown"].append(f"os.system({args[0]!r})")
+                emit("u", f"os.system({args[0]!r})")
             elif event == "sqlite3.connect":
                 database = args[0]
                 if isinstance(database, (str, bytes)) or hasattr(database, "__fspath__"):
@@ -114,18 +122,39 @@ def _install(folder):
 
                         name = unquote(urlsplit(name).path)
                     if name and name != ":memory:":
-                        state["reads"].add(absolute(name))
+                        read(absolute(name))
             elif event == "sitebuild.reads.end":
                 finish()
         except Exception as error:  # noqa: BLE001 - never raise into the page: the record becomes unknown
-            state["unknown"].append(f"{event}: {type(error).__name__}")
+            try:
+                emit("u", f"{event}: {type(error).__name__}")
+            except Exception:  # noqa: BLE001 - a record that misses a line must not read as complete: empty it
+                broken()
+
+    def broken():
+        try:
+            os.ftruncate(state["fd"], 0)  # an empty record reads as unknown (audit.py)
+            os.close(state["fd"])
+        except OSError:
+            pass
+        state["fd"] = -1
+        state["done"] = True  # nothing more is written
 
     def forked():
-        state.update(reads=set(), programs=[], unknown=[], pid=os.getpid())
+        parent = state["fd"]
+        state.update(reads=set(), pid=os.getpid(), done=True)  # the hook records nothing while the record opens
         try:
             start()
         except OSError:
             state["path"] = ""
+            # The parent's record then says the run's reads are not all known.
+            try:  # noqa: SIM105 - no contextlib import in every interpreter of a run
+                write(parent, b"u 'a forked child could not start its record'\n")
+            except OSError:
+                pass
+            return
+        os.close(parent)  # the parent's record holds the parent's lines only
+        state["done"] = False
 
     state["pid"] = os.getpid()
     start()
