@@ -9,7 +9,7 @@ this machine:
   markdown-exec alone on the same pages (a config without the site's hook, python blocks given
   one `session=` per page), each rebuilt in one long-lived process as `mkdocs serve` does, a
   sentence appended to one page before each rebuild; the median of several rebuilds;
-- the cold build with `extra.block_jobs: 1` against the default (one page per CPU);
+- the cold build with the plugin's `block_jobs: 1` against the default (one page per CPU);
 - the serve rebuild after a one-line edit (a comment appended) of a kit module that one page of the site
   reads (EDITED, read by the human-approval page alone), against the full serve rebuild that runs every
   page, with the pages each re-ran, that page's own run (as serve runs it, recording its reads), and the
