@@ -1,16 +1,20 @@
-"""MkDocs hook: run every python and bash block through the site's runner, verify, and render.
+"""The MkDocs side of a build, called by the site's plugin (plugin.py): run every python and bash block through
+the site's runner (or read its results from a check's results folder, results.py), verify, and render.
 
 markdown-exec fences stay the authoring syntax; fences.install() points superfences' fences for
 python and bash at this machinery. A build goes:
 
-1. on_files: each page is read as MkDocs will read it, and Markdown finds its executed blocks
-   (blocks.page_blocks); each page's blocks are queued to run in a pool of `block_jobs`
-   workers (default: one per CPU), one fresh interpreter per page. In `make serve`, a page whose
+1. on_files: with the plugin's `downloads: true`, the kit download and each course page's notebook and script
+   are added to the build's files (gen_downloads.py, gen_notebooks.py). Each page is read as MkDocs will read
+   it, and Markdown finds its executed blocks (blocks.page_blocks); each page's blocks are queued to run in a
+   pool of `block_jobs` workers (default: one per CPU), one fresh interpreter per page. With `results:`, no
+   block runs: each page's results are read from the check's folder, refused when stale (results.current). In `make serve`, a page whose
    run would be the same as last time reuses its cached results instead (cache.py); every build
    stores the runs that passed, with what each read (audit.py), so the first serve after `make site` is warm.
 2. on_page_markdown: waits for the page's results and holds them against its approved outputs.
 3. While MkDocs renders the page, each fence is drawn from those results (render.py): the source
-   titled "Python" or "Bash", then the output, escaped, titled "Output".
+   titled "Python" or "Bash", then the output, escaped, titled "Output"; a block that passed carries its mark
+   (marks.py), which `make site` checks after the build.
 4. on_page_content: puts the page's failures on it and logs them, in page order.
 5. SIGINT or SIGTERM while pages run kills every running block at once, says so, exits 128 + N (_interrupt).
 
@@ -20,7 +24,7 @@ Modes, from the SITEBUILD_MODE environment variable:
 - accept (`make accept`): new and changed outputs are approved, stale ones dropped, and each change printed.
 
 `mkdocs build --dirty` (or `serve --dirty`; on_startup keeps it in SITEBUILD_DIRTY, which outlives the
-hook's reload): only the pages MkDocs rebuilds (their source is newer than their built HTML) are run
+machinery's reload on each serve rebuild, plugin.py): only the pages MkDocs rebuilds (their source is newer than their built HTML) are run
 and verified, and one INFO line says so. An approved file counts as stale only when its page is gone.
 
 Left out: running blocks in the MkDocs process, which would keep kit modules cached between rebuilds.

@@ -10,9 +10,9 @@ siteconfig.check_option (the same check `python -m sitebuild check` makes withou
 (a typo such as `block_timout`) is an error, in `mkdocs build` and `mkdocs serve` alike, with MkDocs' own message.
 
 Each event goes to sitebuild.hook (the blocks) or sitebuild.chrome (the chrome). In `make serve`, MkDocs keeps
-this plugin's instance between rebuilds and never imports an installed plugin again, so each rebuild after the
-first drops the machinery's modules (all of sitebuild but this one) and imports them anew: an edit to the
-machinery shows on the next rebuild, as it did when the machinery was a hook loaded by path.
+this plugin's instance between rebuilds and never imports an installed plugin again, so a rebuild after an edit to
+any file of sitebuild/ (machinery_stamp) drops the machinery's modules (all of sitebuild but this one) and imports
+them anew: the edit shows on that rebuild, as it did when the machinery was a hook loaded by path.
 
 Left out: any logic of its own; keep it here in the modules it calls, which do not need this file.
 """
@@ -22,6 +22,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from pathlib import Path
 
 from mkdocs.config import base
 from mkdocs.config import config_options as c
@@ -68,6 +69,16 @@ class VerifiedBlocksConfig(base.Config):
                 [w for w in warnings if w not in unknown])
 
 
+def machinery_stamp() -> tuple:
+    """What the machinery's files are now: (path, mtime in ns, size) of each file of sitebuild/ (caches left out).
+
+    Example: machinery_stamp()[0][0] == "__init__.py"
+    """
+    folder = Path(__file__).resolve().parent
+    files = [p for p in folder.rglob("*") if "__pycache__" not in p.parts and p.is_file()]
+    return tuple(sorted((p.relative_to(folder).as_posix(), p.stat().st_mtime_ns, p.stat().st_size) for p in files))
+
+
 def _machinery(fresh: bool):
     """sitebuild.hook, imported anew (with every sitebuild module but this one) when fresh."""
     if fresh:
@@ -84,17 +95,20 @@ class VerifiedBlocksPlugin(BasePlugin[VerifiedBlocksConfig]):
 
     def __init__(self) -> None:
         self._hook = None
-        self._configured = False
+        self._stamp: tuple | None = None  # the machinery's files when it was imported (serve only)
 
     def on_startup(self, *, command, dirty):
         self._hook = self._hook or _machinery(False)
         self._hook.on_startup(command, dirty)
 
     def on_config(self, config):
-        serve_rebuild = self._configured and os.environ.get(MODE_ENV) == "serve"
-        if self._hook is None or serve_rebuild:
-            self._hook = _machinery(serve_rebuild)
-        self._configured = True
+        if os.environ.get(MODE_ENV) == "serve":  # a rebuild after an edit to the machinery imports it anew
+            stamp = machinery_stamp()
+            if self._hook is None or (self._stamp is not None and stamp != self._stamp):
+                self._hook = _machinery(fresh=self._hook is not None)
+            self._stamp = stamp
+        elif self._hook is None:
+            self._hook = _machinery(False)
         return self._hook.on_config(config, self.config)
 
     def on_files(self, files, *, config):

@@ -215,8 +215,10 @@ def test_make_site_runs_the_marks_check_after_the_build():
 # make serve: a rebuild imports the machinery anew -----------------------------------------------------------------
 
 
-def test_a_serve_rebuild_imports_the_machinery_anew(make_site, monkeypatch):
+def test_a_serve_rebuild_after_an_edit_to_the_machinery_imports_it_anew(make_site, monkeypatch):
     from mkdocs.config import load_config
+
+    from sitebuild import plugin as plugin_module
 
     site = make_site({"index.md": page("No blocks.")})
     config = load_config(str(site.config))
@@ -226,11 +228,15 @@ def test_a_serve_rebuild_imports_the_machinery_anew(make_site, monkeypatch):
     try:
         plugin.on_config(config)
         first = sys.modules["sitebuild.render"]
+        plugin.on_config(config)
+        assert sys.modules["sitebuild.render"] is first  # nothing edited: nothing imported again
 
+        stamp = plugin_module.machinery_stamp()
+        monkeypatch.setattr(plugin_module, "machinery_stamp", lambda: (*stamp, ("render.py", 1, 1)))  # an edit
         plugin.on_config(config)
 
         assert sys.modules["sitebuild.render"] is not first
-        assert sys.modules["sitebuild.plugin"].VerifiedBlocksPlugin is type(plugin)
+        assert sys.modules["sitebuild.plugin"] is plugin_module
     finally:  # the other tests of this process keep the modules they imported
         for name in [m for m in sys.modules if m.startswith("sitebuild")]:
             del sys.modules[name]
