@@ -8,9 +8,10 @@ python and bash at this machinery. A build goes:
    are added to the build's files (gen_downloads.py, gen_notebooks.py). Each page is read as MkDocs will read
    it, and Markdown finds its executed blocks (blocks.page_blocks); each page's blocks are queued to run in a
    pool of `block_jobs` workers (default: one per CPU), one fresh interpreter per page. With `results:`, no
-   block runs: each page's results are read from the check's folder, refused when stale (results.current). In `make serve`, a page whose
-   run would be the same as last time reuses its cached results instead (cache.py); every build
-   stores the runs that passed, with what each read (audit.py), so the first serve after `make site` is warm.
+   block runs: each page's results are read from the check's folder, refused when stale (results.current).
+   In `make serve`, a page whose run would be the same as last time reuses its cached results instead
+   (cache.py); every build stores the runs that passed, with what each read (audit.py), so the first serve
+   after `make site` is warm.
 2. on_page_markdown: waits for the page's results and holds them against its approved outputs.
 3. While MkDocs renders the page, each fence is drawn from those results (render.py): the source
    titled "Python" or "Bash", then the output, escaped, titled "Output"; a block that passed carries its mark
@@ -24,8 +25,8 @@ Modes, from the SITEBUILD_MODE environment variable:
 - accept (`make accept`): new and changed outputs are approved, stale ones dropped, and each change printed.
 
 `mkdocs build --dirty` (or `serve --dirty`; on_startup keeps it in SITEBUILD_DIRTY, which outlives the
-machinery's reload on each serve rebuild, plugin.py): only the pages MkDocs rebuilds (their source is newer than their built HTML) are run
-and verified, and one INFO line says so. An approved file counts as stale only when its page is gone.
+machinery's reload in serve, plugin.py): only the pages MkDocs rebuilds (their source is newer than their built
+HTML) are run and verified, and one INFO line says so. An approved file counts as stale only when its page is gone.
 
 Left out: running blocks in the MkDocs process, which would keep kit modules cached between rebuilds.
 """
