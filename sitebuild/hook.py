@@ -314,7 +314,9 @@ def on_config(config, options) -> object:
     _site = SiteState(mode, root, Path(config.docs_dir).resolve(), root / "data", settings.timeout, settings.jobs,
                       settings.inputs, dirty=os.environ.get(DIRTY_ENV) == "1", site_dir=Path(config.site_dir),
                       memory=settings.memory, downloads=bool(options.get("downloads")),
-                      results_dir=(root / settings.results) if settings.results else None)
+                      results_dir=(root / settings.results) if settings.results and mode != "accept" else None)
+    if settings.results and mode == "accept":
+        log.info(f"results: {settings.results} is not read: `make accept` runs every block, twice")
     if mode == "serve":
         config.strict = False  # serving goes on through failures; they show on the page instead
         _site.warnings = pagenotes.watch_mkdocs_warnings()

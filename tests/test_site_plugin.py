@@ -162,6 +162,16 @@ def test_a_results_folder_that_is_not_there_is_refused(make_site, tmp_path):
     assert "manifest.json cannot be read as check results" in built.output
 
 
+def test_accept_runs_every_block_even_with_a_results_folder_set(make_site, tmp_path):
+    site = make_site({"index.md": page(fence("print(1)"))})
+    site.options(results=str(tmp_path / "nowhere"))
+
+    accepted = site.accept()
+
+    assert accepted.code == 0, accepted
+    assert "--- " in site.approved()
+
+
 # The marks ---------------------------------------------------------------------------------------------------------
 
 
