@@ -54,6 +54,20 @@ def test_an_option_out_of_range_is_a_config_error_naming_it(make_site):
     assert "Plugin 'verified-blocks' option 'block_jobs': expected a whole number from 1 to 256, got 0" in built.output
 
 
+def test_check_reads_the_plugins_options_and_refuses_an_unknown_one(make_site, capsys):
+    site = make_site({"index.md": page(fence("print(1)"))})
+    assert site.accept().code == 0
+    site.options(block_jobs=1)
+    code, output = run_main(capsys, "check", "-f", str(site.config))
+    assert code == 0 and "1 page(s) at a time" in output, output
+
+    site.options(block_timout=60)
+    code, output = run_main(capsys, "check", "-f", str(site.config))
+
+    assert code == 2, output
+    assert "Plugin 'verified-blocks' option 'block_timout': Unrecognised configuration name: block_timout" in output
+
+
 def test_the_real_site_has_no_hooks_and_no_block_settings_in_extra():
     import yaml
 
