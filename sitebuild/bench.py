@@ -280,8 +280,8 @@ def kit_edit(folder: Path, repo: Path) -> dict:
 
 def test_cpu_per_page(repo: Path) -> tuple[float, float, int]:
     """`make test` in repo, once: its CPU-seconds (user + system) of every process it started, the same of the
-    processes it waited for (what `/usr/bin/time make test` reports, the measure of CONTRIBUTING.md's target of about 40),
-    and the number of course pages in the nav (pages inside a chapter of Beginner or Advanced).
+    processes it waited for (what `/usr/bin/time make test` reports, the measure of CONTRIBUTING.md's target of
+    about 40), and the number of course pages in the nav (pages inside a chapter of Beginner or Advanced).
 
     Every process counts, those whose parent did not wait for them too (Chromium's, whose launcher leaves
     them to be reaped by whoever adopts them): this process becomes a child subreaper for the run

@@ -293,7 +293,7 @@ _site: SiteState | None = None
 
 def on_startup(command: str, dirty: bool) -> None:
     if command == "serve":
-        os.environ[MODE_ENV] = "serve"  # survives the hook's reload on every rebuild
+        os.environ[MODE_ENV] = "serve"  # survives the machinery's reload in serve (plugin.py)
     if dirty:
         os.environ[DIRTY_ENV] = "1"
     else:
