@@ -50,6 +50,12 @@ def mark(block_html: str, key: str) -> str:
 def built_page(site_dir: Path, src_uri: str) -> Path | None:
     """A page's built HTML file (with or without directory URLs), or None when the site has none.
 
+    Args:
+        site_dir: the built site; src_uri: the page under docs/, e.g. "beginner/a.md".
+
+    Returns:
+        site_dir/beginner/a/index.html or site_dir/beginner/a.html, whichever is there; None when neither is.
+
     Example: built_page(Path("site"), "beginner/a.md") == Path("site/beginner/a/index.html")
     """
     stem = src_uri.removesuffix(".md")
@@ -92,7 +98,10 @@ def unverified(site_dir: Path, data_dir: Path) -> list[str]:
 
 
 def empty(folder: Path) -> None:
-    """Remove everything inside folder (a link is removed, never what it points to); the folder stays."""
+    """Remove everything inside folder (a link is removed, never what it points to); the folder stays.
+
+    Example: empty(Path("site"))  # site/ is there, and empty
+    """
     for entry in folder.iterdir() if folder.is_dir() else []:
         if entry.is_dir() and not entry.is_symlink():
             shutil.rmtree(entry, ignore_errors=True)

@@ -53,7 +53,10 @@ def _Option(name: str) -> c.Optional:  # noqa: N802 - reads as the option types 
 
 
 class VerifiedBlocksConfig(base.Config):
-    """The plugin's options (siteconfig.OPTIONS); an unknown one is an error, not MkDocs' usual warning."""
+    """The plugin's options (siteconfig.OPTIONS); an unknown one is an error, not MkDocs' usual warning.
+
+    Example: mkdocs.yml's `- verified-blocks: {block_timeout: 60, downloads: true}`
+    """
 
     block_timeout = _Option("block_timeout")  # seconds a block may run (default 60); a block may set timeout="120"
     block_jobs = _Option("block_jobs")  # pages whose blocks run at once (default: one per CPU)
@@ -63,6 +66,11 @@ class VerifiedBlocksConfig(base.Config):
     downloads = _Option("downloads")  # true: the kit download and each course page's notebook and script
 
     def validate(self):
+        """MkDocs' validation, with each "Unrecognised configuration name" warning made an error.
+
+        Returns:
+            (errors, warnings) as mkdocs.config.base.Config.validate returns them.
+        """
         failed, warnings = super().validate()
         unknown = [(key, message) for key, message in warnings if str(message).startswith("Unrecognised config")]
         return ([*failed, *((key, c.ValidationError(message)) for key, message in unknown)],

@@ -123,6 +123,17 @@ def page_results(src_uri: str, now: Digests, outcomes: list[Outcome], results: l
                  read: dict[str, str] | None, seconds: float) -> PageResults:
     """One page's results, from its run (results) and its verification (outcomes, one per block, in order).
 
+    Args:
+        src_uri: the page, e.g. "a.md"; now: its digests when its run started (digests());
+        outcomes: verify.verify's, one per block; results: the run's, one per block; problems: the page's own;
+        read: what the run read ({input path: digest}, Inputs.counted) or None; seconds: how long the run took.
+
+    Returns:
+        The PageResults, seconds rounded to milliseconds.
+
+    Raises:
+        ValueError: outcomes and results are not one per block each.
+
     Example: page_results("a.md", now, report.outcomes, results, [], None, 1.5).blocks[0].outcome == "passed"
     """
     blocks = [BlockResult(key=o.block.key, label=o.block.label, output=r.output, problem=r.problem,
