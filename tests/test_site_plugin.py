@@ -68,6 +68,23 @@ def test_check_reads_the_plugins_options_and_refuses_an_unknown_one(make_site, c
     assert "Plugin 'verified-blocks' option 'block_timout': Unrecognised configuration name: block_timout" in output
 
 
+def test_the_core_imports_no_mkdocs_module_only_the_plugin_and_hook_do():
+    import subprocess
+
+    from tests.conftest import COMMAND_TIMEOUT, subprocess_env
+    from tests.test_site_check import NO_MKDOCS
+
+    code = NO_MKDOCS.split("sys.argv")[0] + (
+        "import sitebuild.results, sitebuild.marks, sitebuild.check, sitebuild.siteconfig\n"
+        "try:\n    import sitebuild.plugin\nexcept ImportError:\n    print('the plugin needs MkDocs')\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, env=subprocess_env(), capture_output=True,
+                          text=True, timeout=COMMAND_TIMEOUT, check=False)
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "the plugin needs MkDocs\n", done.stdout + done.stderr
+    assert done.stderr.count("blocked import") == 1, done.stderr  # the plugin's, and nothing else's
+
+
 def test_the_real_site_has_no_hooks_and_no_block_settings_in_extra():
     import yaml
 
