@@ -1,8 +1,12 @@
 """`python -m sitebuild accept [-f mkdocs.yml]`: run every block and approve new and changed outputs.
 
-`python -m sitebuild check [--page docs/x.md ...]` runs and verifies the blocks of the nav's pages (or of
-those named) against data/ without a MkDocs build, and never writes (check.py): exit 0 when every output
-matches, 1 on a failure, 2 on bad usage.
+`python -m sitebuild check [--page docs/x.md ...] [--results DIR]` runs and verifies the blocks of the nav's pages
+(or of those named) against data/ without a MkDocs build, and never writes data/ (check.py): exit 0 when every
+output matches, 1 on a failure, 2 on bad usage; with --results, each page's results go into DIR (results.py), which
+the plugin's `results:` option renders the site from.
+
+`python -m sitebuild marks [site]` (run by `make site` after the build): every page with approved blocks in data/
+must mark each of them as verified in the built site, else it names the pages and empties the folder (marks.py).
 
 `python -m sitebuild bench [--runs N]` times each page's blocks (the part of a build this machinery
 adds) and prints seconds per page, so an author sees which page slows a build. `python -m sitebuild
@@ -78,20 +82,29 @@ def _log_to_stderr() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m sitebuild", description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=["accept", "bench", "check"])
+    parser.add_argument("command", choices=["accept", "bench", "check", "marks"])
+    parser.add_argument("site", nargs="?", default=None, help="marks: the built site's folder (default site)")
     parser.add_argument("-f", "--config-file", default="mkdocs.yml", help="the site's mkdocs.yml")
     parser.add_argument("--runs", type=int, default=3, help="bench: runs per page (default 3)")
     parser.add_argument("--compare", action="store_true", help="bench: the build's benchmark (see sitebuild/bench.py)")
     parser.add_argument("--page", action="append", default=[], metavar="docs/PAGE.md",
                         help="check: only this page (repeatable; default every page of the nav)")
+    parser.add_argument("--results", metavar="DIR", default=None,
+                        help="check: write each page's results into DIR (sitebuild/results.py)")
     parser.add_argument("--no-test", action="store_true", help="bench --compare: leave out make test's CPU-seconds")
     args = parser.parse_args(argv)
-    if args.page and args.command != "check":
-        parser.error("--page goes with check only")
+    if (args.page or args.results) and args.command != "check":
+        parser.error("--page and --results go with check only")
+    if args.site is not None and args.command != "marks":
+        parser.error("a folder goes with marks only")
     if args.command == "check":
         from sitebuild.check import check  # imports no MkDocs module
 
-        return check(args.config_file, args.page)
+        return check(args.config_file, args.page, results_dir=Path(args.results) if args.results else None)
+    if args.command == "marks":
+        from sitebuild.marks import check_marks
+
+        return check_marks(Path(args.site or "site"), Path(args.config_file).resolve().parent / "data")
     if args.command == "bench" and args.compare:
         from sitebuild.bench import compare
 

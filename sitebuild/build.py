@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 MODE_ENV = "SITEBUILD_MODE"
-QUIET_ENV = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}  # banners Material and gen-files print
+QUIET_ENV = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}  # banners Material prints
 
 
 def build_site(config_file: str | Path, site_dir: str | Path | None = None, *, mode: str = "build",

@@ -1,16 +1,19 @@
 """`python -m sitebuild check [--page docs/x.md ...]`: run and verify every page's blocks without a MkDocs build.
 
 What `make site` does for the blocks, and only that, with no MkDocs import at all: the pages of mkdocs.yml's
-nav (siteconfig.load, which reads mkdocs.yml, its Markdown settings and extra.block_* as the hook does), each
+nav (siteconfig.load, which reads mkdocs.yml, its Markdown settings and the verified-blocks plugin's
+options), each
 page's blocks found as the hook finds them (blocks.page_blocks), run in parallel (launchers.PagePool,
-extra.block_jobs at a time, the longest page first) under the same timeout, memory limit, sandbox and write
+block_jobs at a time, the longest page first) under the same timeout, memory limit, sandbox and write
 guard (verify.run_blocks, guard.site_guard), and held against data/ (verify.verify). It prints each failure as
 the build logs it (page, block, key, reason, the diff under it), in nav order, then one summary line; the exit
 code is 0 when every output matches, 1 on any failure, 2 on bad usage (a page that is not in the nav, a
 mkdocs.yml it cannot read), 128 + N when signal N stopped it (its blocks killed, as in a build).
 
-It never writes into data/: `make accept` stays the one writer. With --page, only those pages run, and the
-approved files of pages that are gone are not looked for.
+It never writes into data/: `make accept` stays the one writer. With --results DIR, it writes each page's results
+(its blocks' outputs and outcomes, what its run read, its digests, its seconds) into DIR (results.py); the
+plugin's `results: DIR` option then renders the site from them without running a block. With --page, only those
+pages run, and the approved files of pages that are gone are not looked for.
 
 Left out: everything a build checks once the page is rendered: links and anchors, the course chrome, the
 diagrams, a block Markdown hides after all, printed headings' ids, cross-links; and the serve cache (nothing is
@@ -19,14 +22,16 @@ read from it or stored in it). `make site` stays the final word before a merge.
 
 from __future__ import annotations
 
+import os
 import signal
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
 
-from sitebuild import approved, launchers, sandbox, siteconfig
+from sitebuild import approved, audit, launchers, reads, results, sandbox, siteconfig
 from sitebuild.blocks import Block, BlockError, front_matter_lines, page_blocks
 from sitebuild.guard import site_guard
+from sitebuild.inputs import Inputs
 from sitebuild.verify import PageReport, run_blocks, verify
 
 USAGE_EXIT = 2
@@ -85,7 +90,7 @@ def _read_page(site: siteconfig.Site, src_uri: str) -> tuple[list[Block], list[s
 
 
 def check(config_file: str | Path, pages: list[str] | None = None, out: Callable[[str], None] = print,
-          cwd: Path | None = None) -> int:
+          cwd: Path | None = None, results_dir: Path | None = None) -> int:
     """Run and verify the blocks of the nav's pages (or of `pages`) against data/, printing what fails.
 
     Args:
@@ -93,6 +98,8 @@ def check(config_file: str | Path, pages: list[str] | None = None, out: Callable
         pages: page paths as given to --page (None or []: every page of the nav).
         out: where each line goes (default print); cwd: what --page paths are relative to (default: the current
             folder; the site root is tried too).
+        results_dir: --results: write each page's results there (results.py; its runs record what they read, as
+            a build's do); None: write nothing.
 
     Returns:
         0 when every block's output matches its approved one, 1 on any failure, 2 on bad usage (said in one line),
@@ -118,15 +125,23 @@ def check(config_file: str | Path, pages: list[str] | None = None, out: Callable
                                   f"check interrupted by {signal.Signals(signum).name}: {stop}."))
     runs: dict[str, Future] = {}
     failures, pages_failed, block_count = 0, 0, 0
+    written: list[results.PageResults] = []
     try:
         found = {uri: _read_page(site, uri) for uri in chosen}
         before = {uri: approved.read(path, rel(path)) for uri in chosen
                   for path in [approved.approved_path(site.data_dir, uri)]}  # read before any block runs, as the hook
         guard = site_guard(site.root, site.docs_dir, site.data_dir, site.config_file, site.watch, settings.inputs)
+        snapshot = Inputs(site.root, settings.inputs) if results_dir is not None else None  # before any block runs
+        digests = {uri: results.digests(site.root, site.docs_dir, uri, snapshot) for uri in chosen} if snapshot else {}
+        tracer = _tracer() if snapshot else None
         for uri in sorted(chosen, key=lambda u: -len(found[u][0])):  # the longest page first, as the hook
             blocks = found[uri][0]
-            runs[uri] = pool.submit(run_blocks, blocks, site.root, rel(site.docs_dir / uri), settings.timeout, None,
-                                    guard, None, settings.memory)
+            if snapshot is None:
+                runs[uri] = pool.submit(run_blocks, blocks, site.root, rel(site.docs_dir / uri), settings.timeout,
+                                        None, guard, None, settings.memory)
+            else:
+                runs[uri] = pool.submit(results.run_page, blocks, site.root, rel(site.docs_dir / uri),
+                                        settings.timeout, False, guard, tracer, settings.memory)
         for uri in chosen:  # reports in nav order
             blocks, problems = found[uri]
             path = approved.approved_path(site.data_dir, uri)
@@ -135,7 +150,13 @@ def check(config_file: str | Path, pages: list[str] | None = None, out: Callable
             outputs, file_problem = before[uri]
             if file_problem:
                 report.problems.append(file_problem)
-            verify(report, blocks, runs[uri].result(), {} if problems else outputs, site.root)
+            run = runs[uri].result()
+            page_results = run if snapshot is None else run[0]
+            verify(report, blocks, page_results, {} if problems else outputs, site.root)
+            if snapshot is not None:
+                read = None if run[2] is None else snapshot.counted(run[2])
+                written.append(results.page_results(uri, digests[uri], report.outcomes, page_results, report.problems,
+                                                    read, run[4]))
             block_count += len(blocks)
             messages = report.failures()
             for message in messages:
@@ -153,6 +174,12 @@ def check(config_file: str | Path, pages: list[str] | None = None, out: Callable
     others = approved.rewritten(site.data_dir, before, rel)
     if not pages:
         others += _orphans(site, rel)
+    if results_dir is not None:
+        try:
+            results.write(results_dir, settings.timeout, settings.inputs, written)
+            out(f"check: the results of {len(written)} page(s) written to {results_dir}")
+        except OSError as error:
+            others.append(f"check: the results could not be written to {results_dir}: {error}")
     for problem in others:
         out(problem)
     total = failures + len(others)
@@ -164,6 +191,12 @@ def check(config_file: str | Path, pages: list[str] | None = None, out: Callable
         return 1
     out(f"check: every output matches its approved one ({where})")
     return 0
+
+
+def _tracer() -> str | None:
+    """How a run records what it read, as in a build: audit hooks, strace (SITEBUILD_TRACE=strace) or not (0)."""
+    trace = os.environ.get(reads.TRACE_ENV, audit.AUDIT)
+    return None if trace == "0" else reads.tracer() if trace == "strace" else audit.AUDIT
 
 
 def _orphans(site: siteconfig.Site, rel: Callable[[Path], str]) -> list[str]:

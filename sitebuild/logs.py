@@ -33,7 +33,7 @@ def uncounted(name: str) -> logging.Logger:
         name: a logger name that does not start with "mkdocs", e.g. "sitebuild.cache".
 
     Returns:
-        The logger, with one UncountedHandler however often this is called (the hook reloads on every serve rebuild).
+        The logger, with one UncountedHandler however often this is called (serve imports it anew after an edit).
 
     Raises:
         ValueError: name is under "mkdocs", whose warnings MkDocs counts anyway.

@@ -1,4 +1,4 @@
-"""The real site: a strict build passes, and it builds the same bytes twice."""
+"""The real site: a strict build passes, marks every approved block verified, and builds the same bytes twice."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from sitebuild import marks
 from sitebuild.cache import REUSE_ENV
 from tests.conftest import in_process
 
@@ -25,6 +26,11 @@ def test_every_page_with_blocks_has_its_approved_outputs_committed(real_site: Pa
     for page in pages:
         approved = ROOT / "data" / page.relative_to(ROOT / "docs").with_suffix(".txt")
         assert approved.is_file(), f"{page.relative_to(ROOT)} has no approved outputs at {approved.relative_to(ROOT)}"
+
+
+@pytest.mark.site
+def test_every_approved_block_of_the_real_site_is_marked_verified(real_site: Path) -> None:
+    assert marks.unverified(real_site, ROOT / "data") == []  # what `make site` checks after the build
 
 
 @pytest.mark.site

@@ -185,3 +185,11 @@ def test_a_python_record_is_trusted_only_whole(tmp_path, text, whole):
     assert (data is not None) == whole
     if whole:
         assert data["reads"] == ["/repo/kit/a.py"]
+
+
+def test_a_trace_whose_quoted_value_never_closes_does_not_parse():
+    # two shells writing one trace can cut a line mid-quote (a busy loop's `+ :` lines then follow for ever): the
+    # trace is given up after MAX_PENDING lines, not parsed again for each line that follows
+    interleaved = "++ bash -c 'while :; do :; d+ :\n" + "+ :\n" * (audit.MAX_PENDING + 10)
+    assert audit._commands(interleaved) is None
+    assert audit._commands("+ echo 'a\nb'\n+ :\n") == [["echo", "a\nb"], [":"]]
