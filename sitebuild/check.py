@@ -19,12 +19,14 @@ read from it or stored in it). `make site` stays the final word before a merge.
 
 from __future__ import annotations
 
+import hashlib
 import signal
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
 
-from sitebuild import approved, launchers, sandbox, siteconfig
+from sitebuild import approved, launchers, sandbox, shardio, shards, siteconfig
 from sitebuild.blocks import Block, BlockError, front_matter_lines, page_blocks
 from sitebuild.guard import site_guard
 from sitebuild.verify import PageReport, run_blocks, verify
@@ -85,7 +87,8 @@ def _read_page(site: siteconfig.Site, src_uri: str) -> tuple[list[Block], list[s
 
 
 def check(config_file: str | Path, pages: list[str] | None = None, out: Callable[[str], None] = print,
-          cwd: Path | None = None) -> int:
+          cwd: Path | None = None, shard: str | None = None, results: str | Path | None = None,
+          record_durations: bool = False) -> int:
     """Run and verify the blocks of the nav's pages (or of `pages`) against data/, printing what fails.
 
     Args:
@@ -93,6 +96,10 @@ def check(config_file: str | Path, pages: list[str] | None = None, out: Callable
         pages: page paths as given to --page (None or []: every page of the nav).
         out: where each line goes (default print); cwd: what --page paths are relative to (default: the current
             folder; the site root is tried too).
+        shard: "I/N": only shard I of N of those pages (shards.partition, balanced by data/durations.json).
+        results: a folder to write each page's result and a manifest into (shardio; for `merge`); it must not
+            hold a manifest already.
+        record_durations: write each page's seconds into data/durations.json (shards.write_durations).
 
     Returns:
         0 when every block's output matches its approved one, 1 on any failure, 2 on bad usage (said in one line),
@@ -103,9 +110,22 @@ def check(config_file: str | Path, pages: list[str] | None = None, out: Callable
     try:
         site = siteconfig.load(config_file)
         chosen = pick_pages(site, pages or [], cwd or Path.cwd())
-    except (siteconfig.SettingError, UsageError) as error:
+        shard_label = None
+        if shard is not None:
+            index, count = shards.parse_shard(shard)
+            durations = shards.read_durations(site.root / shards.DURATIONS_FILE)
+            chosen = shards.partition(chosen, durations, count)[index - 1]
+            shard_label = f"{index}/{count}"
+        folder = Path(results) if results is not None else None
+        if folder is not None and (folder / shardio.MANIFEST).exists():
+            raise UsageError(f"--results {results}: already holds results ({shardio.MANIFEST}); give an empty folder")
+    except (siteconfig.SettingError, UsageError, shards.ShardError) as error:
         out(f"check: {error}")
         return USAGE_EXIT
+    if shard_label:
+        out(f"check: shard {shard_label}: {len(chosen)} page(s): {', '.join(chosen) or '(none)'}")
+    digests = (shardio.input_digests(site.root, site.docs_dir, site.data_dir, site.config_file, site.pages)
+               if folder is not None else {})
     settings = site.settings
     out(sandbox.status()[1])
 
@@ -117,6 +137,16 @@ def check(config_file: str | Path, pages: list[str] | None = None, out: Callable
                               on_interrupt=lambda signum, stop: stopped.append(
                                   f"check interrupted by {signal.Signals(signum).name}: {stop}."))
     runs: dict[str, Future] = {}
+    seconds: dict[str, float] = {}
+
+    def timed(uri: str, *args):
+        start = time.perf_counter()  # the page's wall-clock seconds, for data/durations.json
+        try:
+            return run_blocks(*args)
+        finally:
+            seconds[uri] = time.perf_counter() - start
+
+    page_results: dict[str, dict] = {}
     failures, pages_failed, block_count = 0, 0, 0
     try:
         found = {uri: _read_page(site, uri) for uri in chosen}
@@ -125,7 +155,7 @@ def check(config_file: str | Path, pages: list[str] | None = None, out: Callable
         guard = site_guard(site.root, site.docs_dir, site.data_dir, site.config_file, site.watch, settings.inputs)
         for uri in sorted(chosen, key=lambda u: -len(found[u][0])):  # the longest page first, as the hook
             blocks = found[uri][0]
-            runs[uri] = pool.submit(run_blocks, blocks, site.root, rel(site.docs_dir / uri), settings.timeout, None,
+            runs[uri] = pool.submit(timed, uri, blocks, site.root, rel(site.docs_dir / uri), settings.timeout, None,
                                     guard, None, settings.memory)
         for uri in chosen:  # reports in nav order
             blocks, problems = found[uri]
@@ -135,9 +165,15 @@ def check(config_file: str | Path, pages: list[str] | None = None, out: Callable
             outputs, file_problem = before[uri]
             if file_problem:
                 report.problems.append(file_problem)
-            verify(report, blocks, runs[uri].result(), {} if problems else outputs, site.root)
+            ran = runs[uri].result()
+            verify(report, blocks, ran, {} if problems else outputs, site.root)
             block_count += len(blocks)
             messages = report.failures()
+            page_results[uri] = {"page": uri, "seconds": round(seconds.get(uri, 0.0), 3),
+                                 "source": _source_digest(site.docs_dir / uri),
+                                 "blocks": [{"key": b.key, "output": r.output, "problem": r.problem,
+                                             "exit_code": r.exit_code} for b, r in zip(blocks, ran, strict=False)],
+                                 "failures": messages}
             for message in messages:
                 out(message)
             failures += len(messages)
@@ -155,6 +191,17 @@ def check(config_file: str | Path, pages: list[str] | None = None, out: Callable
         others += _orphans(site, rel)
     for problem in others:
         out(problem)
+    if record_durations:
+        written = shards.write_durations(site.root / shards.DURATIONS_FILE, seconds, site.pages)
+        out(f"check: recorded the durations of {len(seconds)} page(s) in {shards.DURATIONS_FILE.as_posix()} "
+            f"({sum(written.values())} s for the {len(written)} page(s) it holds)")
+    if folder is not None:
+        files = {uri: shardio.write_page(folder, uri, data) for uri, data in page_results.items()}
+        shardio.write_manifest(folder, {"shard": shard_label, "pages": files, "digests": digests,
+                                        "failed": {uri: len(d["failures"]) for uri, d in page_results.items()
+                                                   if d["failures"]},
+                                        "problems": others})
+        out(f"check: wrote the results of {len(files)} page(s) into {folder}")
     total = failures + len(others)
     where = f"{len(chosen)} page(s), {block_count} block(s), {settings.jobs} page(s) at a time"
     if total:
@@ -164,6 +211,14 @@ def check(config_file: str | Path, pages: list[str] | None = None, out: Callable
         return 1
     out(f"check: every output matches its approved one ({where})")
     return 0
+
+
+def _source_digest(path: Path) -> str:
+    """SHA-256 of a page's file ("missing" if it cannot be read)."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return "missing"
 
 
 def _orphans(site: siteconfig.Site, rel: Callable[[Path], str]) -> list[str]:
