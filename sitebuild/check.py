@@ -9,8 +9,13 @@ the build logs it (page, block, key, reason, the diff under it), in nav order, t
 code is 0 when every output matches, 1 on any failure, 2 on bad usage (a page that is not in the nav, a
 mkdocs.yml it cannot read), 128 + N when signal N stopped it (its blocks killed, as in a build).
 
-It never writes into data/: `make accept` stays the one writer. With --page, only those pages run, and the
-approved files of pages that are gone are not looked for.
+It never writes the approved outputs in data/: `make accept` stays their one writer. With --page, only those pages
+run, and the approved files of pages that are gone are not looked for.
+
+Shards (shards.py): --shard I/N runs only shard I of N of those pages, split by the durations in
+data/durations.json; --results DIR writes each page's result and a manifest with the inputs' digests into DIR
+(shardio.py), for `python -m sitebuild merge` (merge.py); --record-durations writes each page's seconds into
+data/durations.json, the one file of data/ a check writes, and only when asked.
 
 Left out: everything a build checks once the page is rendered: links and anchors, the course chrome, the
 diagrams, a block Markdown hides after all, printed headings' ids, cross-links; and the serve cache (nothing is
