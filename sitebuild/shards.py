@@ -4,7 +4,8 @@
   exit 2 naming the input and what was expected.
 - read_durations / write_durations: the committed file of page durations (DURATIONS_FILE, data/durations.json):
   each page of the nav (its src_uri) to the wall-clock seconds its blocks took in a check, rounded to whole
-  seconds (at least 1) so that the file changes only when a page's cost really does. Only
+  seconds (at least 1), a record kept while a new measure is within 25% (or 1 s) of it, so that the file changes
+  only when a page's cost really does. Only
   `python -m sitebuild check --record-durations` writes it; a plain build or check never does.
 - partition(pages, durations, n): a deterministic greedy longest-processing-time split: pages sorted by
   duration, longest first, then by path; each goes to the least-loaded shard, ties to the lowest index. A page
@@ -23,6 +24,7 @@ from pathlib import Path
 
 DURATIONS_FILE = Path("data") / "durations.json"  # relative to the site root (mkdocs.yml's folder)
 DEFAULT_SECONDS = 1  # what a page weighs when no page has a record
+NOISE = 0.25  # a new measure within this share of a page's record (or 1 s) keeps the record: timing noise
 _SHARD = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
 
 
@@ -86,11 +88,22 @@ def rounded(seconds: float) -> int:
     return max(1, round(seconds))
 
 
+def kept(old: int | None, new: int) -> int:
+    """The record to keep: the old one while the new measure is within NOISE of it (at least 1 s), else the new.
+
+    Example: kept(10, 11) == 10 and kept(10, 13) == 13 and kept(None, 4) == 4
+    """
+    if old is None or abs(new - old) > max(1, NOISE * old):
+        return new
+    return old
+
+
 def write_durations(path: Path, measured: dict[str, float], nav: list[str]) -> dict[str, int]:
     """Record the pages' durations: those measured (rounded), the others of the nav kept as they were.
 
-    Pages that are no longer in the nav are dropped. The file is sorted by page and ends with a newline, so it
-    changes only where a page's whole seconds do.
+    A measure within NOISE of its record (or 1 s) keeps the record, so that a re-recording on a machine as busy
+    as the last one changes few lines (kept). Pages that are no longer in the nav are dropped. The file is sorted
+    by page and ends with a newline.
 
     Args:
         path: the durations file; measured: page -> seconds of this run; nav: the nav's pages.
@@ -104,7 +117,8 @@ def write_durations(path: Path, measured: dict[str, float], nav: list[str]) -> d
     Example: write_durations(Path("data/durations.json"), {"index.md": 2.6}, ["index.md"]) == {"index.md": 3}
     """
     durations = {page: seconds for page, seconds in read_durations(path).items() if page in nav}
-    durations.update({page: rounded(seconds) for page, seconds in measured.items() if page in nav})
+    durations.update({page: kept(durations.get(page), rounded(seconds)) for page, seconds in measured.items()
+                      if page in nav})
     text = json.dumps(dict(sorted(durations.items())), indent=1) + "\n"
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(path.name + ".tmp")

@@ -54,13 +54,14 @@ def test_the_recorded_durations_balance_the_real_navs_three_shards():
     assert max(loads) <= 1.5 * mean, (loads, mean)
 
 
-def test_write_durations_rounds_keeps_other_records_and_drops_pages_gone(tmp_path):
+def test_write_durations_rounds_keeps_records_within_the_noise_and_drops_pages_gone(tmp_path):
     path = tmp_path / "durations.json"
-    path.write_text(json.dumps({"kept.md": 7, "gone.md": 9}))
+    path.write_text(json.dumps({"kept.md": 7, "gone.md": 9, "noisy.md": 20, "slower.md": 20}))
 
-    written = shards.write_durations(path, {"new.md": 2.6, "tiny.md": 0.1}, ["kept.md", "new.md", "tiny.md"])
+    written = shards.write_durations(path, {"new.md": 2.6, "tiny.md": 0.1, "noisy.md": 24.4, "slower.md": 26},
+                                     ["kept.md", "new.md", "tiny.md", "noisy.md", "slower.md"])
 
-    assert written == {"kept.md": 7, "new.md": 3, "tiny.md": 1}
+    assert written == {"kept.md": 7, "new.md": 3, "noisy.md": 20, "slower.md": 26, "tiny.md": 1}
     assert json.loads(path.read_text()) == written
     assert path.read_text().endswith("}\n")
 
