@@ -84,13 +84,15 @@ DIGESTS = {"kit": "a" * 64, "requirements.lock": "b" * 64, "python": "3.11.9"}
 NAV = ["index.md", "one.md", "two.md"]
 
 
-def shard_folder(folder: Path, label: str, pages: dict[str, list[str]], digests: dict | None = None) -> Path:
+def shard_folder(folder: Path, label: str, pages: dict[str, list[str]], digests: dict | None = None,
+                 problems: list[str] | None = None) -> Path:
     """A results folder as `check --shard LABEL --results folder` writes it: pages -> their failures."""
     files = {uri: shardio.write_page(folder, uri, {"page": uri, "seconds": 1.0, "blocks": [], "failures": failures})
              for uri, failures in pages.items()}
     shardio.write_manifest(folder, {"shard": label, "pages": files,
                                     "digests": digests or DIGESTS,
-                                    "failed": {uri: len(f) for uri, f in pages.items() if f}, "problems": []})
+                                    "failed": {uri: len(f) for uri, f in pages.items() if f},
+                                    "problems": problems or []})
     return folder
 
 
@@ -158,6 +160,29 @@ def test_a_failing_shards_failures_are_carried_into_the_merge_and_its_exit_code(
     merged = shardio.read_folder(tmp_path / "merged")
     assert merged.failed == {"one.md": 1}
     assert shardio.page_failures(merged.pages["one.md"]) == [message]
+
+
+def test_a_site_wide_problem_every_shard_saw_is_carried_once_and_fails_the_merge(tmp_path, capsys):
+    orphan = "data/gone.txt holds approved outputs of a page that does not exist; run `make accept` to remove it"
+    first = shard_folder(tmp_path / "r1", "1/2", {"index.md": [], "two.md": []}, problems=[orphan])
+    second = shard_folder(tmp_path / "r2", "2/2", {"one.md": []}, problems=[orphan])
+
+    code, output = run_merge(capsys, [first, second], tmp_path / "merged")
+
+    assert code == 1, output
+    assert output.count(orphan) == 1
+    assert shardio.read_folder(tmp_path / "merged").problems == [orphan]
+
+
+def test_merge_into_a_folder_that_holds_results_or_into_a_shard_is_bad_usage(tmp_path, capsys):
+    first = shard_folder(tmp_path / "r1", "1/2", {"index.md": [], "two.md": []})
+    second = shard_folder(tmp_path / "r2", "2/2", {"one.md": []})
+    assert run_merge(capsys, [first, second], tmp_path / "merged")[0] == 0
+
+    code, output = run_merge(capsys, [first, second], tmp_path / "merged")
+    assert code == 2 and "already holds results (manifest.json); give an empty folder" in output, output
+    code, output = run_merge(capsys, [first, second], first)
+    assert code == 2, output
 
 
 def test_merge_of_a_folder_that_holds_no_results_is_bad_usage(tmp_path, capsys):
