@@ -119,6 +119,8 @@ def check(config_file: str | Path, pages: list[str] | None = None, out: Callable
         if shard is not None:
             index, count = shards.parse_shard(shard)
             durations = shards.read_durations(site.root / shards.DURATIONS_FILE)
+            weight = shards.weights(chosen, durations)
+            loads = [sum(weight[p] for p in part) for part in shards.partition(chosen, durations, count)]
             chosen = shards.partition(chosen, durations, count)[index - 1]
             shard_label = f"{index}/{count}"
         folder = Path(results) if results is not None else None
@@ -128,7 +130,8 @@ def check(config_file: str | Path, pages: list[str] | None = None, out: Callable
         out(f"check: {error}")
         return USAGE_EXIT
     if shard_label:
-        out(f"check: shard {shard_label}: {len(chosen)} page(s): {', '.join(chosen) or '(none)'}")
+        out(f"check: shard {shard_label}: {len(chosen)} page(s), {loads[index - 1]} s recorded (the shards: "
+            f"{', '.join(f'{load} s' for load in loads)}): {', '.join(chosen) or '(none)'}")
     digests = (shardio.input_digests(site.root, site.docs_dir, site.data_dir, site.config_file, site.pages)
                if folder is not None else {})
     settings = site.settings

@@ -201,7 +201,9 @@ def test_a_real_two_shard_check_merges_and_a_changed_output_fails_the_merge(make
 
     for index, folder in enumerate(folders, 1):
         code = main(["check", "-f", str(site.config), "--shard", f"{index}/2", "--results", str(folder)])
-        assert code == 0, capsys.readouterr().out
+        output = capsys.readouterr().out
+        assert code == 0, output
+        assert f"check: shard {index}/2: " in output and "s recorded (the shards: " in output
     merge_args = ["-f", str(site.config), "--into"]
     assert main(["merge", *map(str, folders), *merge_args, str(tmp_path / "merged")]) == 0, capsys.readouterr().out
     merged = shardio.read_folder(tmp_path / "merged")
