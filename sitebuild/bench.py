@@ -6,10 +6,10 @@ this machine:
 
 - the cold build: `mkdocs build` from a fresh interpreter, as `make site` runs it;
 - the warm serve rebuild after a prose edit: ours (serve mode, with its output cache) against
-  markdown-exec alone on the same pages (a config without the site's hook, python blocks given
+  markdown-exec alone on the same pages (a config without the site's plugin, python blocks given
   one `session=` per page), each rebuilt in one long-lived process as `mkdocs serve` does, a
   sentence appended to one page before each rebuild; the median of several rebuilds;
-- the cold build with `extra.block_jobs: 1` against the default (one page per CPU);
+- the cold build with the plugin's `block_jobs: 1` against the default (one page per CPU);
 - the serve rebuild after a one-line edit (a comment appended) of a kit module that one page of the site
   reads (EDITED, read by the human-approval page alone), against the full serve rebuild that runs every
   page, with the pages each re-ran, that page's own run (as serve runs it, recording its reads), and the
@@ -27,7 +27,8 @@ Each cold build is the median of three, the two configs taking turns, so that a 
 machine falls on both of them and not on one figure of the ratio.
 
 The figures are wall-clock seconds from time.perf_counter, and CPU-seconds from resource.getrusage: this is
-the one place the site reads a clock, and no page or test depends on it.
+one of the two places the site reads a clock (the other: the seconds of each page in `check --results`, results.py),
+and no page or test depends on it.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from pathlib import Path
 import yaml
 
 from sitebuild.reaper import become_subreaper, descendants
+from sitebuild.siteconfig import PLUGIN
 
 COPIES = 6
 AGENT_PAGE = "advanced/agent-loops-state-memory.md"
@@ -87,14 +89,30 @@ def make_site(repo: Path, folder: Path, copies: int = COPIES) -> list[str]:
     config.pop("nav", None)
     config.pop("watch", None)
     config["strict"] = False  # the copies link to course pages that are not in this site
-    config["hooks"] = [str(repo / "sitebuild" / "hook.py")]
-    config["plugins"] = [p for p in config.get("plugins", []) if not (isinstance(p, dict) and "gen-files" in p)]
+    config["plugins"] = _with_options(config.get("plugins", []), downloads=False)  # no kit download, no notebooks
     if "theme" in config and isinstance(config["theme"], dict) and config["theme"].get("custom_dir"):
         config["theme"]["custom_dir"] = str(repo / config["theme"]["custom_dir"])
     _write_yaml(folder / "mkdocs.yml", config)
-    _write_yaml(folder / "mkdocs-jobs1.yml", {**config, "extra": {**config.get("extra", {}), "block_jobs": 1}})
+    _write_yaml(folder / "mkdocs-jobs1.yml", {**config, "plugins": _with_options(config["plugins"], block_jobs=1)})
     _markdown_exec_alone(folder, config, pages)
     return pages + [APPROVAL_PAGE]
+
+
+def _with_options(plugins: list, **options) -> list:
+    """mkdocs.yml's plugins with these options of the site's plugin (verified-blocks) set; an option given as
+    False is dropped (its default applies).
+
+    Example: _with_options([{"verified-blocks": {"downloads": True}}], downloads=False) == [{"verified-blocks": {}}]
+    """
+    changed = []
+    for entry in plugins:
+        name = next(iter(entry)) if isinstance(entry, dict) else entry
+        if name == PLUGIN:
+            ours = dict(entry[name] or {}) if isinstance(entry, dict) else {}
+            ours.update(options)
+            entry = {name: {k: v for k, v in ours.items() if v is not False}}
+        changed.append(entry)
+    return changed
 
 
 def _copy_drawings(repo: Path, folder: Path, pages: list[Path]) -> None:
@@ -117,14 +135,14 @@ def _write_yaml(path: Path, config: dict) -> None:
 
 
 def _markdown_exec_alone(folder: Path, config: dict, pages: list[str]) -> None:
-    """The same pages for markdown-exec without the site's hook: docs-mx/, mkdocs-mx.yml."""
+    """The same pages for markdown-exec without the site's plugin: docs-mx/, mkdocs-mx.yml."""
     shutil.copytree(folder / "docs", folder / "docs-mx")
     for n, page in enumerate(pages, start=1):
         path = folder / "docs-mx" / page
         text = re.sub(r'(```python exec="on")', rf'\1 session="page-{n}"', path.read_text(encoding="utf-8"))
         path.write_text(text, encoding="utf-8")
     alone = {**config, "docs_dir": "docs-mx", "site_dir": "site-mx"}
-    alone.pop("hooks", None)
+    alone["plugins"] = [p for p in config["plugins"] if (next(iter(p)) if isinstance(p, dict) else p) != PLUGIN]
     _write_yaml(folder / "mkdocs-mx.yml", alone)
 
 

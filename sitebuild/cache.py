@@ -32,7 +32,7 @@ the next serve a run. That warning is logged on "sitebuild.cache", outside MkDoc
 shown through MkDocs' handlers (logs.uncounted), so that a strict build does not count it as a failure.
 
 Left out: files a block reads from outside its inputs (a bash block that cats docs/ or data/):
-list them in `extra.block_inputs`, or delete the cache folder.
+list them in the plugin's `block_inputs`, or delete the cache folder.
 """
 
 from __future__ import annotations

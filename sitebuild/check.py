@@ -1,21 +1,25 @@
 """`python -m sitebuild check [--page docs/x.md ...]`: run and verify every page's blocks without a MkDocs build.
 
 What `make site` does for the blocks, and only that, with no MkDocs import at all: the pages of mkdocs.yml's
-nav (siteconfig.load, which reads mkdocs.yml, its Markdown settings and extra.block_* as the hook does), each
+nav (siteconfig.load, which reads mkdocs.yml, its Markdown settings and the verified-blocks plugin's
+options), each
 page's blocks found as the hook finds them (blocks.page_blocks), run in parallel (launchers.PagePool,
-extra.block_jobs at a time, the longest page first) under the same timeout, memory limit, sandbox and write
+block_jobs at a time, the longest page first) under the same timeout, memory limit, sandbox and write
 guard (verify.run_blocks, guard.site_guard), and held against data/ (verify.verify). It prints each failure as
 the build logs it (page, block, key, reason, the diff under it), in nav order, then one summary line; the exit
 code is 0 when every output matches, 1 on any failure, 2 on bad usage (a page that is not in the nav, a
 mkdocs.yml it cannot read), 128 + N when signal N stopped it (its blocks killed, as in a build).
 
-It never writes the approved outputs in data/: `make accept` stays their one writer. With --page, only those pages
-run, and the approved files of pages that are gone are not looked for.
+It never writes into data/: `make accept` stays the one writer. With --results DIR, it writes each page's results
+(its blocks' outputs and outcomes, what its run read, its digests, its seconds) into DIR (results.py); the
+plugin's `results: DIR` option then renders the site from them without running a block. With --page, only those
+pages run, and the approved files of pages that are gone are not looked for.
 
 Shards (shards.py): --shard I/N runs only shard I of N of those pages, split by the durations in
-data/durations.json; --results DIR writes each page's result and a manifest with the inputs' digests into DIR
-(shardio.py), for `python -m sitebuild merge` (merge.py); --record-durations writes each page's seconds into
-data/durations.json, the one file of data/ a check writes, and only when asked.
+data/durations.json; with --results, a small shard.json beside the results (shardio.py: the shard, the digests of
+every input the shards must share, the failures not of one page) lets `python -m sitebuild merge` (merge.py) join
+the shards' folders. --record-durations writes each page's seconds into data/durations.json, the one file of data/
+a check writes, and only when asked.
 
 Left out: everything a build checks once the page is rendered: links and anchors, the course chrome, the
 diagrams, a block Markdown hides after all, printed headings' ids, cross-links; and the serve cache (nothing is
@@ -24,16 +28,17 @@ read from it or stored in it). `make site` stays the final word before a merge.
 
 from __future__ import annotations
 
-import hashlib
+import os
 import signal
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
 
-from sitebuild import approved, launchers, sandbox, shardio, shards, siteconfig
+from sitebuild import approved, audit, launchers, reads, results, sandbox, shardio, shards, siteconfig
 from sitebuild.blocks import Block, BlockError, front_matter_lines, page_blocks
 from sitebuild.guard import site_guard
+from sitebuild.inputs import Inputs
 from sitebuild.verify import PageReport, run_blocks, verify
 
 USAGE_EXIT = 2
@@ -92,7 +97,7 @@ def _read_page(site: siteconfig.Site, src_uri: str) -> tuple[list[Block], list[s
 
 
 def check(config_file: str | Path, pages: list[str] | None = None, out: Callable[[str], None] = print,
-          cwd: Path | None = None, shard: str | None = None, results: str | Path | None = None,
+          cwd: Path | None = None, results_dir: Path | None = None, shard: str | None = None,
           record_durations: bool = False) -> int:
     """Run and verify the blocks of the nav's pages (or of `pages`) against data/, printing what fails.
 
@@ -101,9 +106,9 @@ def check(config_file: str | Path, pages: list[str] | None = None, out: Callable
         pages: page paths as given to --page (None or []: every page of the nav).
         out: where each line goes (default print); cwd: what --page paths are relative to (default: the current
             folder; the site root is tried too).
+        results_dir: --results: write each page's results there (results.py; its runs record what they read, as
+            a build's do), and shard.json (shardio.write_shard); None: write nothing.
         shard: "I/N": only shard I of N of those pages (shards.partition, balanced by data/durations.json).
-        results: a folder to write each page's result and a manifest into (shardio; for `merge`); it must not
-            hold a manifest already.
         record_durations: write each page's seconds into data/durations.json (shards.write_durations).
 
     Returns:
@@ -120,20 +125,18 @@ def check(config_file: str | Path, pages: list[str] | None = None, out: Callable
             index, count = shards.parse_shard(shard)
             durations = shards.read_durations(site.root / shards.DURATIONS_FILE)
             weight = shards.weights(chosen, durations)
-            loads = [sum(weight[p] for p in part) for part in shards.partition(chosen, durations, count)]
-            chosen = shards.partition(chosen, durations, count)[index - 1]
+            split = shards.partition(chosen, durations, count)
+            loads = [sum(weight[p] for p in part) for part in split]
+            chosen = split[index - 1]
             shard_label = f"{index}/{count}"
-        folder = Path(results) if results is not None else None
-        if folder is not None and (folder / shardio.MANIFEST).exists():
-            raise UsageError(f"--results {results}: already holds results ({shardio.MANIFEST}); give an empty folder")
     except (siteconfig.SettingError, UsageError, shards.ShardError) as error:
         out(f"check: {error}")
         return USAGE_EXIT
     if shard_label:
         out(f"check: shard {shard_label}: {len(chosen)} page(s), {loads[index - 1]} s recorded (the shards: "
             f"{', '.join(f'{load} s' for load in loads)}): {', '.join(chosen) or '(none)'}")
-    digests = (shardio.input_digests(site.root, site.docs_dir, site.data_dir, site.config_file, site.pages)
-               if folder is not None else {})
+    site_digests = (shardio.input_digests(site.root, site.docs_dir, site.data_dir, site.config_file, site.pages)
+                    if results_dir is not None else {})  # before any block runs
     settings = site.settings
     out(sandbox.status()[1])
 
@@ -147,24 +150,31 @@ def check(config_file: str | Path, pages: list[str] | None = None, out: Callable
     runs: dict[str, Future] = {}
     seconds: dict[str, float] = {}
 
-    def timed(uri: str, *args):
+    def timed(uri: str, run: Callable, *args):
         start = time.perf_counter()  # the page's wall-clock seconds, for data/durations.json
         try:
-            return run_blocks(*args)
+            return run(*args)
         finally:
             seconds[uri] = time.perf_counter() - start
 
-    page_results: dict[str, dict] = {}
     failures, pages_failed, block_count = 0, 0, 0
+    written: list[results.PageResults] = []
     try:
         found = {uri: _read_page(site, uri) for uri in chosen}
         before = {uri: approved.read(path, rel(path)) for uri in chosen
                   for path in [approved.approved_path(site.data_dir, uri)]}  # read before any block runs, as the hook
         guard = site_guard(site.root, site.docs_dir, site.data_dir, site.config_file, site.watch, settings.inputs)
+        snapshot = Inputs(site.root, settings.inputs) if results_dir is not None else None  # before any block runs
+        digests = {uri: results.digests(site.root, site.docs_dir, uri, snapshot) for uri in chosen} if snapshot else {}
+        tracer = _tracer() if snapshot else None
         for uri in sorted(chosen, key=lambda u: -len(found[u][0])):  # the longest page first, as the hook
             blocks = found[uri][0]
-            runs[uri] = pool.submit(timed, uri, blocks, site.root, rel(site.docs_dir / uri), settings.timeout, None,
-                                    guard, None, settings.memory)
+            if snapshot is None:
+                runs[uri] = pool.submit(timed, uri, run_blocks, blocks, site.root, rel(site.docs_dir / uri),
+                                        settings.timeout, None, guard, None, settings.memory)
+            else:
+                runs[uri] = pool.submit(timed, uri, results.run_page, blocks, site.root, rel(site.docs_dir / uri),
+                                        settings.timeout, False, guard, tracer, settings.memory)
         for uri in chosen:  # reports in nav order
             blocks, problems = found[uri]
             path = approved.approved_path(site.data_dir, uri)
@@ -173,15 +183,15 @@ def check(config_file: str | Path, pages: list[str] | None = None, out: Callable
             outputs, file_problem = before[uri]
             if file_problem:
                 report.problems.append(file_problem)
-            ran = runs[uri].result()
-            verify(report, blocks, ran, {} if problems else outputs, site.root)
+            run = runs[uri].result()
+            page_results = run if snapshot is None else run[0]
+            verify(report, blocks, page_results, {} if problems else outputs, site.root)
+            if snapshot is not None:
+                read = None if run[2] is None else snapshot.counted(run[2])
+                written.append(results.page_results(uri, digests[uri], report.outcomes, page_results, report.problems,
+                                                    read, run[4]))
             block_count += len(blocks)
             messages = report.failures()
-            page_results[uri] = {"page": uri, "seconds": round(seconds.get(uri, 0.0), 3),
-                                 "source": _source_digest(site.docs_dir / uri),
-                                 "blocks": [{"key": b.key, "output": r.output, "problem": r.problem,
-                                             "exit_code": r.exit_code} for b, r in zip(blocks, ran, strict=False)],
-                                 "failures": messages}
             for message in messages:
                 out(message)
             failures += len(messages)
@@ -197,19 +207,19 @@ def check(config_file: str | Path, pages: list[str] | None = None, out: Callable
     others = approved.rewritten(site.data_dir, before, rel)
     if not pages:
         others += _orphans(site, rel)
+    if results_dir is not None:
+        try:
+            results.write(results_dir, settings.timeout, settings.inputs, written)
+            shardio.write_shard(results_dir, shard_label, site_digests, others)
+            out(f"check: the results of {len(written)} page(s) written to {results_dir}")
+        except OSError as error:
+            others.append(f"check: the results could not be written to {results_dir}: {error}")
     for problem in others:
         out(problem)
     if record_durations:
-        written = shards.write_durations(site.root / shards.DURATIONS_FILE, seconds, site.pages)
+        recorded = shards.write_durations(site.root / shards.DURATIONS_FILE, seconds, site.pages)
         out(f"check: recorded the durations of {len(seconds)} page(s) in {shards.DURATIONS_FILE.as_posix()} "
-            f"({sum(written.values())} s for the {len(written)} page(s) it holds)")
-    if folder is not None:
-        files = {uri: shardio.write_page(folder, uri, data) for uri, data in page_results.items()}
-        shardio.write_manifest(folder, {"shard": shard_label, "pages": files, "digests": digests,
-                                        "failed": {uri: len(d["failures"]) for uri, d in page_results.items()
-                                                   if d["failures"]},
-                                        "problems": others})
-        out(f"check: wrote the results of {len(files)} page(s) into {folder}")
+            f"({sum(recorded.values())} s for the {len(recorded)} page(s) it holds)")
     total = failures + len(others)
     where = f"{len(chosen)} page(s), {block_count} block(s), {settings.jobs} page(s) at a time"
     if total:
@@ -221,12 +231,10 @@ def check(config_file: str | Path, pages: list[str] | None = None, out: Callable
     return 0
 
 
-def _source_digest(path: Path) -> str:
-    """SHA-256 of a page's file ("missing" if it cannot be read)."""
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return "missing"
+def _tracer() -> str | None:
+    """How a run records what it read, as in a build: audit hooks, strace (SITEBUILD_TRACE=strace) or not (0)."""
+    trace = os.environ.get(reads.TRACE_ENV, audit.AUDIT)
+    return None if trace == "0" else reads.tracer() if trace == "strace" else audit.AUDIT
 
 
 def _orphans(site: siteconfig.Site, rel: Callable[[Path], str]) -> list[str]:

@@ -1,7 +1,7 @@
 """The course chrome: course, chapter, "Page k of N", reading time, minutes left, a progress bar.
 
 Every figure is computed at build time, from the nav (coursenav.py) and from the rendered pages,
-never typed on a page. This file is also a MkDocs hook (listed in mkdocs.yml): once every page is
+never typed on a page. The site's plugin (plugin.py) calls this file's events: once every page is
 rendered (on_env), it measures each course page and gives it its minutes as the nav's subtitle (the
 syllabus in Material's navigation); then (on_page_context) it hands each page its figures as `chrome`,
 which overrides/partials/course-chrome.html shows above the page's title, and the home page every
@@ -27,15 +27,10 @@ import dataclasses
 import html
 import math
 import re
-import sys
 from dataclasses import dataclass
-from pathlib import Path
 
-if str(Path(__file__).resolve().parents[1]) not in sys.path:  # loaded by MkDocs as a hook, by path
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from sitebuild import notebooks, syllabus  # noqa: E402
-from sitebuild.coursenav import CoursePage, course_pages, page_url  # noqa: E402
+from sitebuild import notebooks, syllabus
+from sitebuild.coursenav import CoursePage, course_pages, page_url
 
 WORDS_PER_MINUTE = 238  # prose; Brysbaert 2019, see the module docstring
 LINES_PER_MINUTE = 40  # code and output; our own estimate
@@ -151,7 +146,7 @@ def course_chrome(pages: list[CoursePage], minutes: dict[str, int], names: dict[
     return chrome
 
 
-# The MkDocs hook ------------------------------------------------------------------------------------
+# The plugin's events (plugin.py) ------------------------------------------------------------------------------------
 
 _chrome: dict[str, Chrome] = {}
 _courses: list[syllabus.Course] = []

@@ -1,4 +1,4 @@
-"""mkdocs-gen-files script: put the kit on the site as one download, downloads/evidencedesk-kit.zip.
+"""The kit on the site as one download, downloads/evidencedesk-kit.zip (added by the plugin, sitebuild/hook.py).
 
 The archive unpacks into `evidencedesk-kit/`, a small project of its own:
 - README.md: how to install the kit and run its tests and a page's examples, and what each module
@@ -25,19 +25,16 @@ import io
 import json
 import posixpath
 import re
-import sys
 import tomllib
 import zipfile
 from pathlib import Path
 
+from sitebuild.coursenav import CoursePage, course_pages, page_url
+from sitebuild.kit_files import check_secrets, report, select_kit_files
+from sitebuild.kit_pins import kit_requirements
+
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # mkdocs-gen-files runs this file by path
-    sys.path.insert(0, str(ROOT))
-
-from sitebuild.coursenav import CoursePage, course_pages, page_url  # noqa: E402
-from sitebuild.kit_files import check_secrets, report, select_kit_files  # noqa: E402
-from sitebuild.kit_pins import kit_requirements  # noqa: E402
-
+DOWNLOAD = "downloads/evidencedesk-kit.zip"  # its place in the site
 FIXED_TIME = (2026, 1, 1, 0, 0, 0)  # zip stores no time zone; a constant keeps the archive reproducible
 FOLDER = "evidencedesk-kit"
 README_TEMPLATE = Path(__file__).with_name("kit_readme.md")
@@ -178,7 +175,8 @@ def toml_text(tables: dict[str, dict]) -> str:
 
 def kit_pyproject(repo_pyproject: str) -> str:
     """The kit's pyproject.toml, made from the repo's: the same package, version and dependencies,
-    the test extra, the README, and pytest's settings for kit/tests; no site tools, no dependency groups.
+    the test extra, the README, and pytest's settings for kit/tests; no site tools, no dependency groups, no
+    MkDocs plugin and no sitebuild package (the site's machinery).
 
     Args:
         repo_pyproject: the text of the repo's pyproject.toml.
@@ -198,11 +196,21 @@ def kit_pyproject(repo_pyproject: str) -> str:
         "# (kit/data, read in place, so install it editable, as README.md says) and its tests (kit/tests).\n"
         "# requirements.txt pins the exact versions the course's outputs were made with.\n\n"
     )
+    project = {k: v for k, v in repo["project"].items() if k != "entry-points"}  # the site's MkDocs plugin
+    setuptools = dict(repo["tool"]["setuptools"])
+    if isinstance(setuptools.get("package-dir"), dict):
+        setuptools["package-dir"] = {k: v for k, v in setuptools["package-dir"].items() if k != "sitebuild"}
+    if "packages" in setuptools:  # the kit's package only, not the site's machinery (sitebuild/)
+        find = dict(setuptools["packages"].get("find", {}))
+        if find:
+            find["where"] = [w for w in find.get("where", []) if w != "."]
+            find["include"] = [i for i in find.get("include", []) if not i.startswith("sitebuild")]
+            setuptools["packages"] = {**setuptools["packages"], "find": find}
     return header + toml_text(
         {
             "build-system": repo["build-system"],
-            "project": {**repo["project"], "readme": "README.md"},
-            "tool.setuptools": repo["tool"]["setuptools"],
+            "project": {**project, "readme": "README.md"},
+            "tool.setuptools": setuptools,
             "tool.pytest.ini_options": pytest_options,
         }
     )
@@ -273,17 +281,3 @@ def kit_download(root: Path, nav: list | None, docs_dir: Path, site_url: str) ->
         **{name: text.encode() for name, text in pins.items()},
     }
     return kit_archive(root, extra, selection.files)
-
-
-def main() -> None:
-    """Write downloads/evidencedesk-kit.zip into the site being built."""
-    import mkdocs_gen_files
-
-    config = mkdocs_gen_files.config
-    archive = kit_download(ROOT, config.nav, Path(config.docs_dir), config.site_url or "")
-    with mkdocs_gen_files.open("downloads/evidencedesk-kit.zip", "wb") as f:
-        f.write(archive)
-
-
-if __name__ == "<run_path>":  # run by mkdocs-gen-files (runpy.run_path); importing it builds nothing
-    main()

@@ -1,4 +1,4 @@
-"""mkdocs-gen-files script: every course page's notebook and script, under downloads/pages/ (notebooks.py).
+"""Every course page's notebook and script, under downloads/pages/ (notebooks.py; added by the plugin, hook.py).
 
 Made from the page's prose, its shown blocks and its approved outputs in data/, at build time, so they cannot drift
 from the page; the course chrome links them (chrome.py). A page that shows no block gets neither.
@@ -6,16 +6,13 @@ from the page; the course chrome links them (chrome.py). A page that shows no bl
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # mkdocs-gen-files runs this file by path
-    sys.path.insert(0, str(ROOT))
+from sitebuild import notebooks
+from sitebuild.blocks import BlockError
+from sitebuild.coursenav import course_pages
 
-from sitebuild import notebooks  # noqa: E402
-from sitebuild.blocks import BlockError  # noqa: E402
-from sitebuild.coursenav import course_pages  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def write_all(root: Path, nav: list, names: dict[str, str], open_file, site_url: str = "") -> list[str]:
@@ -47,16 +44,3 @@ def write_all(root: Path, nav: list, names: dict[str, str], open_file, site_url:
                 out.write(text)
             written.append(path)
     return written
-
-
-def main() -> None:
-    """Run by mkdocs-gen-files: write into the site's virtual files."""
-    import mkdocs_gen_files
-
-    config = mkdocs_gen_files.config
-    write_all(Path(config.config_file_path).resolve().parent, config.nav, config.extra.get("courses") or {},
-              mkdocs_gen_files.open, config.site_url or "")
-
-
-if __name__ == "<run_path>":  # run by mkdocs-gen-files (runpy.run_path); importing it builds nothing
-    main()

@@ -136,7 +136,7 @@ class WriteGuard:
                    "(tempfile.mkdtemp()) instead")
         if others:
             problem += (f" (or {'; '.join(others)}, which ran at the same time, did: "
-                        "extra.block_jobs: 1 in mkdocs.yml tells which)")
+                        "block_jobs: 1, an option of the verified-blocks plugin in mkdocs.yml, tells which)")
         return problem
 
 
@@ -147,7 +147,7 @@ def site_guard(root: Path, docs_dir: Path, data_dir: Path, config_file: Path, wa
 
     Args:
         root: the site root; docs_dir, data_dir, config_file: its pages, approved outputs and mkdocs.yml;
-        watch: what `make serve` watches (mkdocs.yml's watch, absolute); inputs: extra.block_inputs, from root.
+        watch: what `make serve` watches (mkdocs.yml's watch, absolute); inputs: the plugin's block_inputs, from root.
 
     Returns:
         A WriteGuard with no window open yet.

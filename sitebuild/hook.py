@@ -1,16 +1,21 @@
-"""MkDocs hook: run every python and bash block through the site's runner, verify, and render.
+"""The MkDocs side of a build, called by the site's plugin (plugin.py): run every python and bash block through
+the site's runner (or read its results from a check's results folder, results.py), verify, and render.
 
 markdown-exec fences stay the authoring syntax; fences.install() points superfences' fences for
 python and bash at this machinery. A build goes:
 
-1. on_files: each page is read as MkDocs will read it, and Markdown finds its executed blocks
-   (blocks.page_blocks); each page's blocks are queued to run in a pool of `extra.block_jobs`
-   workers (default: one per CPU), one fresh interpreter per page. In `make serve`, a page whose
-   run would be the same as last time reuses its cached results instead (cache.py); every build
-   stores the runs that passed, with what each read (audit.py), so the first serve after `make site` is warm.
+1. on_files: with the plugin's `downloads: true`, the kit download and each course page's notebook and script
+   are added to the build's files (gen_downloads.py, gen_notebooks.py). Each page is read as MkDocs will read
+   it, and Markdown finds its executed blocks (blocks.page_blocks); each page's blocks are queued to run in a
+   pool of `block_jobs` workers (default: one per CPU), one fresh interpreter per page. With `results:`, no
+   block runs: each page's results are read from the check's folder, refused when stale (results.current).
+   In `make serve`, a page whose run would be the same as last time reuses its cached results instead
+   (cache.py); every build stores the runs that passed, with what each read (audit.py), so the first serve
+   after `make site` is warm.
 2. on_page_markdown: waits for the page's results and holds them against its approved outputs.
 3. While MkDocs renders the page, each fence is drawn from those results (render.py): the source
-   titled "Python" or "Bash", then the output, escaped, titled "Output".
+   titled "Python" or "Bash", then the output, escaped, titled "Output"; a block that passed carries its mark
+   (marks.py), which `make site` checks after the build.
 4. on_page_content: puts the page's failures on it and logs them, in page order.
 5. SIGINT or SIGTERM while pages run kills every running block at once, says so, exits 128 + N (_interrupt).
 
@@ -20,8 +25,8 @@ Modes, from the SITEBUILD_MODE environment variable:
 - accept (`make accept`): new and changed outputs are approved, stale ones dropped, and each change printed.
 
 `mkdocs build --dirty` (or `serve --dirty`; on_startup keeps it in SITEBUILD_DIRTY, which outlives the
-hook's reload): only the pages MkDocs rebuilds (their source is newer than their built HTML) are run
-and verified, and one INFO line says so. An approved file counts as stale only when its page is gone.
+machinery's reload in serve, plugin.py): only the pages MkDocs rebuilds (their source is newer than their built
+HTML) are run and verified, and one INFO line says so. An approved file counts as stale only when its page is gone.
 
 Left out: running blocks in the MkDocs process, which would keep kit modules cached between rebuilds.
 """
@@ -29,50 +34,49 @@ Left out: running blocks in the MkDocs process, which would keep kit modules cac
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import re
 import shutil
 import signal
-import sys
-import tempfile
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 
-# A rebuild in `make serve` loads this hook anew; drop the machinery's cached modules so edits show.
-for _name in [m for m in sys.modules if m == "sitebuild" or m.startswith("sitebuild.")]:
-    del sys.modules[_name]
-_MACHINERY_PARENT = str(Path(__file__).resolve().parents[1])
-if _MACHINERY_PARENT not in sys.path:
-    sys.path.insert(0, _MACHINERY_PARENT)
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import get_plugin_logger
+from mkdocs.structure.files import File
+from mkdocs.utils.meta import get_data
 
-from mkdocs.exceptions import PluginError  # noqa: E402
-from mkdocs.plugins import event_priority, get_plugin_logger  # noqa: E402
-from mkdocs.utils.meta import get_data  # noqa: E402
-
-from sitebuild import (  # noqa: E402
+from sitebuild import (
     approved,
     audit,
     cache,
+    chrome,  # noqa: F401 - the plugin calls its events through this module (plugin.py)
     crosslinks,
     diagrams,
     fences,
+    gen_downloads,
+    gen_notebooks,
+    marks,
     mdoutput,
     nextlink,
     pagelinks,
     pagenotes,
     reads,
     render,
+    results,
     sandbox,
     siteconfig,
 )
-from sitebuild.blocks import Block, BlockError, front_matter_lines, page_blocks  # noqa: E402
-from sitebuild.guard import WROTE, WriteGuard, site_guard, suspects  # noqa: E402
-from sitebuild.inputs import Inputs  # noqa: E402
-from sitebuild.launchers import PagePool  # noqa: E402
-from sitebuild.runner import Result  # noqa: E402
-from sitebuild.verify import PageReport, accept, refuse_unstable, run_blocks, verify  # noqa: E402
+from sitebuild.blocks import Block, BlockError, front_matter_lines, page_blocks
+from sitebuild.guard import WROTE, WriteGuard, site_guard, suspects
+from sitebuild.inputs import Inputs
+from sitebuild.launchers import PagePool
+from sitebuild.results import run_page as _run_page
+from sitebuild.runner import Result
+from sitebuild.verify import PageReport, accept, refuse_unstable, verify
 
 log = get_plugin_logger("verified-blocks")
 MODE_ENV = "SITEBUILD_MODE"
@@ -139,12 +143,15 @@ class SiteState:
     dirty: bool = False  # --dirty: only the pages MkDocs rebuilds are run and verified
     pages: set[str] = field(default_factory=set)  # every page of the build (src_uri), rebuilt or not
     unknown_reads: list[str] = field(default_factory=list)  # "page (why)" of each stored run whose reads are unknown
-    memory: int = 0  # MB of address space each process of a page may take (extra.block_memory; 0: no limit)
+    memory: int = 0  # MB of address space each process of a page may take (the plugin's block_memory; 0: no limit)
     site_dir: Path | None = None  # where the site is built: emptied when the build fails (on_build_error)
     approved: dict[str, tuple[dict[str, str], str]] = field(default_factory=dict)  # src_uri -> approved.read(), as
     # read before any block ran: a block that rewrites data/ (back-dating it) changes nothing the build compares
     diagrams: dict[str, diagrams.Diagram] = field(default_factory=dict)  # digest -> every diagram the pages need
     undrawn: list[diagrams.Diagram] = field(default_factory=list)  # accept mode: those without an approved drawing
+    downloads: bool = False  # the plugin's downloads option: the kit download, each page's notebook and script
+    results_dir: Path | None = None  # the plugin's results option: render from this check's results, run nothing
+    stored: dict[str, results.PageResults] = field(default_factory=dict)  # src_uri -> its check results
 
     def rel(self, path: Path) -> str:
         return path.resolve().relative_to(self.root).as_posix()
@@ -160,6 +167,8 @@ class SiteState:
         """Queue the run of a page's blocks, found by blocks() (or take it from the cache in serve mode)."""
         page_path = self.rel(self.docs_dir / src_uri)
         blocks, problems = found
+        if self.results_dir is not None:
+            return self._from_results(src_uri, markdown, found)
         key = cache.page_key(blocks, self.timeout, self.environment) if self.cache else ""
         stored = self.cache.get(page_path, key, self.snapshot) if self.reuse and blocks else None
         if stored is not None and len(stored) == len(blocks):
@@ -171,22 +180,20 @@ class SiteState:
                                self.memory)
         return PagePlan(markdown, blocks, problems, run, cache_key=key)
 
-
-def _run_page(blocks: list[Block], root: Path, page: str, timeout: float, twice: bool, guard: WriteGuard | None,
-              tracer: str | None, memory: int = 0):
-    """A pool task: run a page's blocks once (twice in accept mode, one run after the other); with tracer, the
-    first run records what it read (audit.py, or strace: reads.py). Returns (results, second results or None, reads
-    or None, and when reads are None although recorded, why)."""
-    with tempfile.TemporaryDirectory(prefix="sitebuild-reads-") as records:
-        trace = (tracer, Path(records)) if tracer else None
-        first = run_blocks(blocks, root, page, timeout, guard=guard, trace=trace, memory=memory)
-        if tracer == audit.AUDIT:
-            read, unknown = audit.paths(Path(records))
+    def _from_results(self, src_uri: str, markdown: str, found: tuple[list[Block], list[str]]) -> PagePlan:
+        """A page's plan from the check's results: its blocks' results as the check's run gave them (none run)."""
+        blocks, problems = found
+        page = self.stored.get(src_uri)
+        done: Future = Future()
+        if not blocks:
+            done.set_result(([], None, None, ""))
+        elif page is None or [b.key for b in page.blocks] != [b.key for b in blocks]:
+            why = "has no results" if page is None else "has results for other blocks"
+            raise PluginError(f"{self.rel(self.docs_dir / src_uri)} {why} in {self.results_dir}: run `python -m "
+                              "sitebuild check --results` again")
         else:
-            read = reads.paths(Path(records)) if trace else None
-            unknown = "strace's record of it is incomplete" if trace and read is None else ""
-    second = run_blocks(blocks, root, page, timeout, guard=guard, memory=memory) if twice else None
-    return first, second, read, unknown
+            done.set_result((results.to_results(page), None, None, ""))
+        return PagePlan(markdown, blocks, problems, done, reused=True)
 
 
 WRITES_FILE = "writes.json"  # in the serve cache: the pages whose blocks wrote into guarded files last rebuild
@@ -293,28 +300,51 @@ def on_startup(command: str, dirty: bool) -> None:
         os.environ.pop(DIRTY_ENV, None)  # a build in the same process after a dirty one is not dirty
 
 
-def on_config(config):
+def on_config(config, options) -> object:
+    """Set up the build from MkDocs' config and the plugin's options (plugin.VerifiedBlocksConfig, already checked)."""
     global _site
     mode = os.environ.get(MODE_ENV, "build")
     if mode not in MODES:
         raise PluginError(f"{MODE_ENV}={mode!r} is not a mode; expected one of {', '.join(MODES)}")
     root = Path(config.config_file_path).resolve().parent
     try:
-        settings = siteconfig.block_settings(config.extra)
+        settings = siteconfig.block_settings({name: options.get(name) for name in siteconfig.OPTIONS})
     except siteconfig.SettingError as error:
         raise PluginError(str(error)) from None
     _site = SiteState(mode, root, Path(config.docs_dir).resolve(), root / "data", settings.timeout, settings.jobs,
                       settings.inputs, dirty=os.environ.get(DIRTY_ENV) == "1", site_dir=Path(config.site_dir),
-                      memory=settings.memory)
+                      memory=settings.memory, downloads=bool(options.get("downloads")),
+                      results_dir=(root / settings.results) if settings.results and mode != "accept" else None)
+    if settings.results and mode == "accept":
+        log.info(f"results: {settings.results} is not read: `make accept` runs every block, twice")
     if mode == "serve":
         config.strict = False  # serving goes on through failures; they show on the page instead
         _site.warnings = pagenotes.watch_mkdocs_warnings()
     return config
 
 
+def _downloads(files, config) -> None:
+    """The kit download and each course page's notebook and script, added to the build's files (gen_downloads.py,
+    gen_notebooks.py), before any page is read."""
+    archive = gen_downloads.kit_download(gen_downloads.ROOT, config.nav, Path(config.docs_dir), config.site_url or "")
+    files.append(File.generated(config, gen_downloads.DOWNLOAD, content=archive))
+    made: dict[str, io.StringIO] = {}
+
+    def open_file(path: str, mode: str):
+        made[path] = io.StringIO()
+        return contextlib.nullcontext(made[path])
+
+    gen_notebooks.write_all(_site.root, config.nav, config.extra.get("courses") or {}, open_file,
+                            config.site_url or "")
+    for path, text in made.items():
+        files.append(File.generated(config, path, content=text.getvalue().encode("utf-8")))
+
+
 def on_files(files, config):
     """Read every page as MkDocs will, find its blocks, and queue their runs before the first page renders."""
     site = _site
+    if site.downloads:
+        _downloads(files, config)
     fences.install(config.mdx_configs)  # after every plugin's on_config, markdown-exec's included
     site.make_markdown = fences.site_markdown(config.markdown_extensions, config.mdx_configs)
     if line := sandbox.announce() if site.mode == "serve" else sandbox.status()[1]:  # serve: its first build only
@@ -325,6 +355,12 @@ def on_files(files, config):
     site.snapshot = Inputs(site.root, site.inputs)
     if site.snapshot.skipped:
         log.info(f"block inputs: listed, not read: {', '.join(site.snapshot.skipped)}")
+    if site.results_dir is not None:  # render from a check's results, refused when they are stale (results.py)
+        try:
+            site.stored = results.current(site.results_dir, site.root, site.docs_dir, site.snapshot, site.timeout,
+                                          [f.src_uri for f in files.documentation_pages()])
+        except results.ResultsError as error:
+            raise PluginError(str(error)) from None
     # Every run but accept's records what it read (audit.py; SITEBUILD_TRACE=strace: strace, reads.py; 0: off).
     trace = os.environ.get(reads.TRACE_ENV, audit.AUDIT)
     site.tracer = (None if site.mode == "accept" or trace == "0"
@@ -409,6 +445,8 @@ def _render_fence(fence: fences.Fence, md) -> str:
     if outcome.problem:  # its red box is what the failures box at the top links to
         box = render.failure_box(f"{outcome.block.label}: {outcome.problem}", outcome.detail, md)
         html = pagenotes.anchored(box, pagenotes.block_anchor(outcome.block.key))[0] + html
+    else:  # verified: `make site` checks every approved block carries its mark (marks.py)
+        html = marks.mark(html, outcome.block.key)
     html = _marker(outcome.block.key) + html
     mdoutput.report_headings(md, html, sink.headings)  # keyed by the HTML exactly as superfences stashes it
     site.printed_ids.extend((outcome.block.label, anchor) for anchor in sink.ids)
@@ -506,14 +544,19 @@ def on_shutdown() -> None:
             raise SystemExit(_site.interrupted)
 
 
-@event_priority(100)  # before the plugins' own post_build (search's index), so what is in the site is the build's
 def on_post_build(config) -> None:
+    """Run by the plugin's on_post_build, before the other plugins' own (search's index): what is in the site is
+    the build's."""
     site = _site
     site.pool.close()
     with_blocks = [p for p in site.plans.values() if p.blocks]
     reused = sum(p.reused for p in with_blocks)
-    log.info(f"blocks: {len(with_blocks) - reused} page(s) ran, {reused} reused from the cache, "
-             f"{site.jobs} at a time")
+    if site.results_dir is not None:
+        log.info(f"blocks: none ran; {len(with_blocks)} page(s) rendered from the check results in "
+                 f"{site.results_dir}")
+    else:
+        log.info(f"blocks: {len(with_blocks) - reused} page(s) ran, {reused} reused from the cache, "
+                 f"{site.jobs} at a time")
     if site.unknown_reads:  # once a build: these pages' stored runs are keyed on every input file
         log.info(f"reads: {len(site.unknown_reads)} page(s) stored with the key of every input file, since what "
                  f"they read is not known for sure (any input edit re-runs them): {'; '.join(site.unknown_reads)}")

@@ -1,6 +1,6 @@
 """The block inputs as one build found them: a digest of each file and folder, read once when the build starts.
 
-`extra.block_inputs` (default kit, pyproject.toml, requirements.lock) names what a page's cache key may
+The plugin's `block_inputs` (default kit, pyproject.toml, requirements.lock) names what a page's cache key may
 hold besides its blocks. Inputs walks them once per build, caches left out (as the key always has:
 __pycache__, .pytest_cache, .git, .venv, ... and *.pyc), and keeps, by path relative to the site root:
 - a file: the SHA-256 of its content, and what it is: "file", its size and whether it can be run;

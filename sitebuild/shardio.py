@@ -1,24 +1,19 @@
-"""The results folder a sharded check writes and `python -m sitebuild merge` reads (an interim format).
+"""What a shard adds to a results folder (results.py), and the folder as `python -m sitebuild merge` reads it.
 
-Interim: the results folder's own format (sitebuild/results.py, with pydantic models) is being written on the
-`plugin` branch; until it lands, this module is the narrow interface the shards and the merge use, so that
-moving them onto results.py is a matter of rewriting read_folder() and the two writers below:
+`python -m sitebuild check --shard I/N --results DIR` writes the results folder of results.py (manifest.json, one
+file per page with the digests of the page's source, the block inputs and the lock, each block's outcome) and,
+beside it, shard.json (write_shard), which results.read leaves alone:
 
-    FOLDER/manifest.json      {"format", "shard": "I/N" or null, "pages": {page: its file, relative to FOLDER},
-                               "digests": {input: sha256},
-                               "failed": {page: how many failures}, "problems": [site-wide failure messages]}
-    FOLDER/pages/PAGE.json    {"page", "seconds", "source": sha256 of the page, "blocks": [{key, output, problem,
-                               exit_code}], "failures": [messages as the build prints them]}
+    {"shard": "I/N" or null, "digests": {input: sha256}, "problems": [failures not of one page], "merged": [...]}
 
-input_digests() is what every shard must agree on for its results to be merged: the kit, the lock, pyproject.toml,
-the build machinery, mkdocs.yml, the nav's pages, the approved outputs and the Python version. Which pages the merge
-must find is not in the folders: merge takes the nav of the checkout it runs in (mkdocs.yml).
+input_digests() is what every shard must agree on, beyond what results.py digests per page, for its results to be
+merged: the kit, the lock, pyproject.toml, the build machinery (sitebuild/), mkdocs.yml, the nav's pages, the
+approved outputs (data/, but data/durations.json) and the Python version. Which pages a merge must find is not in
+the folders: merge takes the nav of the checkout it runs in (mkdocs.yml).
 
-On the plugin branch's results.py (seen in progress, not yet committed): its manifest has no shard, failures or
-site-wide digests; each page file has its digests (page, block inputs, lock) and each block's outcome ("passed" or
-the failure). read_folder() would then build Results from results.read(): digests = the set of the pages' inputs
-and lock digests plus the manifest's block settings; failed = the pages with an outcome other than "passed" or a
-problem; shard = the folder's name.
+read_folder() is the narrow interface merge.py uses: a Results of page -> its PageResults, a dict of digests (the
+shard's, plus the manifest's block settings and the pages' block-input and lock digests), the failed pages and the
+site-wide problems.
 """
 
 from __future__ import annotations
@@ -30,17 +25,16 @@ import platform
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sitebuild import results
 from sitebuild.shards import DURATIONS_FILE
 
-FORMAT = "sitebuild-shard-results/1"
-MANIFEST = "manifest.json"
-PAGES = "pages"
+SHARD_FILE = "shard.json"
 MACHINERY = Path(__file__).resolve().parent
 _SKIPPED_DIRS = {"__pycache__", ".pytest_cache", ".hypothesis", ".mypy_cache", ".ruff_cache"}
 
 
 class ResultsError(ValueError):
-    """A results folder that cannot be read (no manifest, bad JSON, a page file missing); the message names it."""
+    """A results folder that cannot be read (results.read's error, or a shard.json that is not JSON)."""
 
 
 def _tree_digest(top: Path, base: Path, skip: tuple[Path, ...] = ()) -> str:
@@ -94,46 +88,24 @@ def input_digests(root: Path, docs_dir: Path, data_dir: Path, config_file: Path,
     }
 
 
-def page_file(page: str) -> str:
-    """Where a page's result goes in a results folder, relative to it.
-
-    Example: page_file("a/b.md") == "pages/a/b.md.json"
-    """
-    return f"{PAGES}/{page}.json"
-
-
-def _write_json(path: Path, data) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    temporary.replace(path)
-
-
-def write_page(folder: Path, page: str, data: dict) -> str:
-    """Write one page's result (the module docstring's fields) into a results folder.
+def write_shard(folder: Path, shard: str | None, digests: dict[str, str], problems: list[str],
+                merged: list[str] | None = None) -> None:
+    """Write shard.json into a results folder (module docstring).
 
     Args:
-        folder: the results folder; page: the page's src_uri; data: its result.
+        folder: the results folder (results.write wrote it); shard: "I/N", or None; digests: input_digests();
+        problems: failure messages not of one page (approved files of pages gone, the results not written);
+        merged: for a merged folder, the shards it was merged from.
 
-    Returns:
-        The file's path relative to folder (page_file).
-
-    Example: write_page(Path("results-1"), "index.md", {"page": "index.md", "failures": []}) == "pages/index.md.json"
+    Example: write_shard(Path("results-1"), "1/3", input_digests(...), [])
     """
-    relative = page_file(page)
-    _write_json(folder / relative, data)
-    return relative
-
-
-def write_manifest(folder: Path, manifest: dict) -> None:
-    """Write a results folder's manifest (last: a folder with a manifest is complete).
-
-    Args:
-        folder: the results folder; manifest: the module docstring's fields ("format" is filled in).
-
-    Example: write_manifest(Path("results-1"), {"shard": "1/3", "nav": [], "pages": {}, "digests": {}})
-    """
-    _write_json(folder / MANIFEST, {"format": FORMAT, **manifest})
+    data = {"shard": shard, "digests": dict(sorted(digests.items())), "problems": list(problems)}
+    if merged is not None:
+        data["merged"] = merged
+    folder.mkdir(parents=True, exist_ok=True)
+    temporary = folder / (SHARD_FILE + ".tmp")
+    temporary.write_text(json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    temporary.replace(folder / SHARD_FILE)
 
 
 @dataclass
@@ -141,14 +113,15 @@ class Results:
     """A results folder as merge reads it.
 
     Attributes:
-        folder: where it is; shard: "I/N", or None (a whole check, or a merge); pages: page -> its result file
-        (absolute); digests: input -> digest; failed: page -> how many failures; problems: site-wide failure
-        messages (not of one page).
+        folder: where it is; shard: "I/N", or None (no shard.json, a whole check, a merge); manifest: its
+        results.Manifest; pages: page -> its results.PageResults; digests: input -> digest (see read_folder);
+        failed: page -> how many failures; problems: failure messages not of one page.
     """
 
     folder: Path
     shard: str | None
-    pages: dict[str, Path]
+    manifest: results.Manifest
+    pages: dict[str, results.PageResults]
     digests: dict[str, str]
     failed: dict[str, int] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
@@ -159,46 +132,63 @@ class Results:
         return f"{self.folder}" + (f" (shard {self.shard})" if self.shard else "")
 
 
+def _one(values: set[str]) -> str:
+    """The one value of a set, or all of them when they differ (a folder whose pages ran on different inputs)."""
+    return next(iter(values)) if len(values) == 1 else "mixed: " + ", ".join(sorted(values))
+
+
+def failures(page: results.PageResults, docs: str = "docs") -> list[str]:
+    """The failure messages a page's results hold, as check prints them (without the diff under a changed output).
+
+    Args:
+        page: its results; docs: the docs folder's name, relative to the site root.
+
+    Returns:
+        One message per page problem and per block whose outcome is not results.PASSED.
+
+    Example: failures(page) == ["docs/a.md, block 2 (python, line 9), key python-1a2b3c4d: output differs ..."]
+    """
+    messages = [f"{docs}/{page.page}: {problem}" for problem in page.problems]
+    return messages + [f"{docs}/{page.page}, {b.label}, key {b.key}: {b.outcome}" for b in page.blocks
+                       if b.outcome != results.PASSED]
+
+
 def read_folder(folder: Path) -> Results:
-    """Read a results folder's manifest (not the page files' contents: only that they exist).
+    """Read a results folder (results.read) and its shard.json, if any.
 
     Args:
         folder: a folder `check --results` or `merge --into` wrote.
 
     Returns:
-        Its Results.
+        Its Results. digests: shard.json's, plus "block_timeout" and "block_inputs" (the manifest's) and
+        "block inputs" and "requirements.lock" (the pages' digests of them: one value, or "mixed: ..."; absent
+        when the folder holds no page).
 
     Raises:
-        ResultsError: no manifest, one that is not this format, or a page file it names that is missing.
+        ResultsError: results.read fails, or shard.json cannot be read; the message names the folder or file.
 
     Example: read_folder(Path("results-1")).shard == "1/3"
     """
-    path = folder / MANIFEST
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ResultsError(f"{folder}: no {MANIFEST}; not a results folder (or its check did not finish)") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ResultsError(f"{path}: cannot be read: {error}") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise ResultsError(f"{path}: not a results manifest of format {FORMAT}")
-    try:
-        pages = {str(page): folder / str(file) for page, file in dict(manifest["pages"]).items()}
-        results = Results(folder, manifest.get("shard"), pages,
-                          {str(k): str(v) for k, v in dict(manifest["digests"]).items()},
-                          {str(k): int(v) for k, v in dict(manifest.get("failed") or {}).items()},
-                          [str(p) for p in manifest.get("problems") or []])
-    except (KeyError, TypeError, ValueError) as error:
-        raise ResultsError(f"{path}: a field is missing or of the wrong kind: {error!r}") from None
-    for page, file in pages.items():
-        if not file.is_file():
-            raise ResultsError(f"{folder}: the result of {page} ({file.relative_to(folder)}) is missing")
-    return results
-
-
-def page_failures(file: Path) -> list[str]:
-    """The failure messages a page's result file records. Example: page_failures(Path("r/pages/index.md.json"))"""
-    try:
-        return [str(m) for m in json.loads(file.read_text(encoding="utf-8")).get("failures", [])]
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError) as error:
-        return [f"{file}: its result cannot be read: {error}"]
+        manifest, pages = results.read(folder)
+    except results.ResultsError as error:
+        raise ResultsError(str(error)) from None
+    sidecar: dict = {}
+    if (folder / SHARD_FILE).exists():
+        try:
+            sidecar = json.loads((folder / SHARD_FILE).read_text(encoding="utf-8"))
+            if not isinstance(sidecar, dict):
+                raise ValueError("not a JSON object")
+            shard, extra, problems = sidecar.get("shard"), dict(sidecar.get("digests") or {}), sidecar.get("problems")
+            problems = [str(p) for p in problems or []]
+        except (OSError, UnicodeDecodeError, ValueError, TypeError) as error:
+            raise ResultsError(f"{folder / SHARD_FILE}: cannot be read: {error}") from None
+    else:
+        shard, extra, problems = None, {}, []
+    digests = {str(k): str(v) for k, v in extra.items()}
+    digests.update({"block_timeout": f"{manifest.block_timeout:g}", "block_inputs": ", ".join(manifest.block_inputs)})
+    if pages:  # a shard with no page has no digest of its own of the block inputs and the lock
+        digests.update({"block inputs": _one({p.digests.inputs for p in pages.values()}),
+                        "requirements.lock": _one({p.digests.lock for p in pages.values()})})
+    failed = {uri: n for uri, page in pages.items() if (n := len(failures(page)))}
+    return Results(folder, None if shard is None else str(shard), manifest, pages, digests, failed, problems)

@@ -1,7 +1,8 @@
 """The site's settings as the hook reads them, from mkdocs.yml without MkDocs, for `python -m sitebuild check`.
 
-- block_settings(): extra.block_timeout, block_jobs, block_inputs and block_memory, checked (the hook uses it too,
-  and turns a SettingError into MkDocs' PluginError, same message);
+- block_settings(): the verified-blocks plugin's options (block_timeout, block_jobs, block_inputs, block_memory,
+  results), checked by check_option, which the plugin's own config options call too (sitebuild/plugin.py), so
+  MkDocs and `check` refuse the same settings with the same message;
 - load(): the pages of the nav (in nav order), the docs and data folders, the folders `make serve` watches, and
   a factory of Markdown instances configured as a build configures the pages' Markdown: MkDocs' built-in
   extensions (toc, tables, fenced_code) first, then mkdocs.yml's, with markdown-exec's fences (as its on_config
@@ -12,7 +13,7 @@ Left out: MkDocs itself (nothing here imports it, nor markdown_exec, whose packa
 markdown-exec's own md, tree and pyodide fences are read as fences but drawn as plain text (fences.stand_in), so
 an executed fence nested in an executed md fence is not found, where a build would run it; INHERIT (a mkdocs.yml
 that extends another); YAML tags other than !!python/name and !ENV (read as None); and what other plugins would
-change in the Markdown settings (the site's, search, gen-files and the hooks, change none).
+change in the Markdown settings (the site's, search and verified-blocks, change none).
 tests/test_site_check.py holds these readings to MkDocs' own.
 """
 
@@ -35,7 +36,9 @@ except ImportError:  # pragma: no cover
 from sitebuild import fences
 from sitebuild.cache import DEFAULT_INPUTS
 
-DEFAULT_MEMORY = 4096  # MB of address space a process of a page may take (extra.block_memory)
+DEFAULT_MEMORY = 4096  # MB of address space a process of a page may take (the plugin's block_memory)
+PLUGIN = "verified-blocks"  # the site's MkDocs plugin (sitebuild/plugin.py), as mkdocs.yml's plugins name it
+OPTIONS = ("block_timeout", "block_jobs", "block_inputs", "block_memory", "results", "downloads")  # its options
 BUILTIN_EXTENSIONS = ["toc", "tables", "fenced_code"]  # MkDocs puts these before mkdocs.yml's markdown_extensions
 MARKDOWN_EXEC = "markdown-exec"
 # markdown-exec's languages (markdown_exec.formatters), the default of its `languages` setting; importing
@@ -49,51 +52,98 @@ class SettingError(ValueError):
 
 @dataclass(frozen=True)
 class BlockSettings:
-    """How a build runs the blocks (mkdocs.yml's extra.block_*).
+    """How a build runs the blocks (the verified-blocks plugin's options in mkdocs.yml).
 
     Attributes:
         timeout: seconds a block may run unless it sets its own; jobs: pages run at once;
-        inputs: what serve's cache key reads besides the pages; memory: MB per process of a page (0: no limit).
+        inputs: what serve's cache key reads besides the pages; memory: MB per process of a page (0: no limit);
+        results: a folder of check results to render from, relative to mkdocs.yml ("" when none: run the blocks).
     """
 
     timeout: float
     jobs: int
     inputs: list[str]
     memory: int
+    results: str = ""
 
 
-def _number(extra, name: str, default, low: int, high: int, whole: bool = False):
-    value = extra.get(name, default)
-    kinds = int if whole else int | float
-    if isinstance(value, bool) or not isinstance(value, kinds) or not low <= value <= high:
-        kind = "a whole number" if whole else "a number"
-        raise SettingError(f"mkdocs.yml extra.{name}={value!r}: expected {kind} from {low} to {high}")
+def _whole(value, low: int, high: int) -> bool:
+    return not isinstance(value, bool) and isinstance(value, int) and low <= value <= high
+
+
+def check_option(name: str, value):
+    """Check one option of the verified-blocks plugin as mkdocs.yml sets it (None: unset, the default applies).
+
+    Args:
+        name: one of OPTIONS; value: as YAML read it.
+
+    Returns:
+        The value, unchanged.
+
+    Raises:
+        SettingError: an unknown option, or a value out of its range; the message says what is expected, e.g.
+            "expected a number of seconds from 1 to 3600, got 0.5".
+
+    Example: check_option("block_jobs", 2) == 2
+    """
+    if name not in OPTIONS:
+        raise SettingError(f"Unrecognised configuration name: {name}")
+    if value is None:
+        return value
+    if name == "block_timeout" and (isinstance(value, bool) or not isinstance(value, int | float)
+                                    or not 1 <= value <= 3600):
+        raise SettingError(f"expected a number of seconds from 1 to 3600, got {value!r}")
+    if name == "block_jobs" and not _whole(value, 1, 256):
+        raise SettingError(f"expected a whole number from 1 to 256, got {value!r}")
+    if name == "block_memory" and not _whole(value, 0, 1 << 20):
+        raise SettingError(f"expected a whole number from 0 to {1 << 20}, got {value!r}")
+    if name == "block_inputs" and (not isinstance(value, list)
+                                   or not all(isinstance(i, str) and i and not i.startswith("/") for i in value)):
+        raise SettingError(f"expected a list of paths relative to mkdocs.yml, got {value!r}")
+    if name == "downloads" and not isinstance(value, bool):
+        raise SettingError(f"expected true or false, got {value!r}")
+    if name == "results" and (not isinstance(value, str) or not value):
+        raise SettingError(f"expected a folder of check results (python -m sitebuild check --results), got {value!r}")
     return value
 
 
-def block_settings(extra) -> BlockSettings:
-    """Read and check mkdocs.yml's extra.block_timeout, block_jobs, block_inputs and block_memory.
+def block_settings(options) -> BlockSettings:
+    """Read and check the verified-blocks plugin's options: block_timeout, block_jobs, block_inputs, block_memory,
+    results.
 
     Args:
-        extra: mkdocs.yml's `extra` mapping (MkDocs' config.extra, or the plain dict load() read).
+        options: the plugin's options as mkdocs.yml sets them (a mapping; an option unset or None takes its default).
 
     Returns:
-        The BlockSettings, defaults filled in (timeout 60 s, one job per CPU, cache.DEFAULT_INPUTS, 4096 MB).
+        The BlockSettings, defaults filled in (timeout 60 s, one job per CPU, cache.DEFAULT_INPUTS, 4096 MB, no
+        results).
 
     Raises:
-        SettingError: the first setting out of its range, named with its value.
+        SettingError: the first unknown option or option out of its range, named as MkDocs names it.
 
     Example: block_settings({"block_jobs": 2}).jobs == 2
     """
-    timeout = extra.get("block_timeout", 60)
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 1 <= timeout <= 3600:
-        raise SettingError(f"mkdocs.yml extra.block_timeout={timeout!r}: expected a number of seconds from 1 to 3600")
-    jobs = _number(extra, "block_jobs", os.cpu_count() or 1, 1, 256, whole=True)
-    inputs = extra.get("block_inputs", list(DEFAULT_INPUTS))
-    if not isinstance(inputs, list) or not all(isinstance(i, str) and i and not i.startswith("/") for i in inputs):
-        raise SettingError(f"mkdocs.yml extra.block_inputs={inputs!r}: expected a list of paths relative to mkdocs.yml")
-    memory = _number(extra, "block_memory", DEFAULT_MEMORY, 0, 1 << 20, whole=True)
-    return BlockSettings(float(timeout), jobs, inputs, memory)
+    for name, value in options.items():
+        try:
+            check_option(name, value)
+        except SettingError as error:
+            raise SettingError(f"Plugin '{PLUGIN}' option '{name}': {error}") from None
+
+    def get(name: str, default):
+        value = options.get(name)
+        return default if value is None else value
+
+    return BlockSettings(float(get("block_timeout", 60)), get("block_jobs", os.cpu_count() or 1),
+                         list(get("block_inputs", list(DEFAULT_INPUTS))), get("block_memory", DEFAULT_MEMORY),
+                         get("results", ""))
+
+
+def plugin_options(conf: dict) -> dict:
+    """The verified-blocks plugin's options in mkdocs.yml as read ({} when it is listed without any, or not at all).
+
+    Example: plugin_options({"plugins": [{"verified-blocks": {"block_jobs": 2}}]}) == {"block_jobs": 2}
+    """
+    return dict(dict(_entries(conf.get("plugins", []))).get(PLUGIN, {}))
 
 
 # MkDocs' utils/meta.py (BSD licence, Copyright (c) 2015, Waylan Limberg): how a page's front matter is split off.
@@ -175,7 +225,8 @@ class Site:
         pages: each page of the nav (src_uri, e.g. "beginner/x.md"), in nav order, once; with no nav, every
             Markdown file under docs_dir, sorted, as MkDocs' own nav lists them;
         watch: the folders and files `make serve` watches (mkdocs.yml's watch), absolute;
-        settings: extra.block_*; make_markdown: a factory of Markdown instances configured as the build's.
+        settings: the verified-blocks plugin's options;
+        make_markdown: a factory of Markdown instances configured as the build's.
     """
 
     config_file: Path
@@ -274,6 +325,9 @@ def load(config_file: str | Path) -> Site:
     else:
         pages = sorted((p.relative_to(docs_dir).as_posix() for p in docs_dir.rglob("*.md")),
                        key=lambda uri: (uri.count("/"), uri != "index.md", uri))
-    settings = block_settings(conf.get("extra") or {})
+    try:
+        settings = block_settings(plugin_options(conf))
+    except SettingError as error:
+        raise SettingError(f"{config_file}: {error}") from None
     watch = [(root / str(w)).resolve() for w in conf.get("watch") or []]
     return Site(path, root, docs_dir, root / "data", pages, watch, settings, markdown_factory(conf))

@@ -30,8 +30,8 @@ AFTER_FAILURE = "not approved: an earlier python block of this page failed ({}),
 UNAPPROVED = "has no approved output yet: check the output below, then run `make accept`"
 EDITED = "its code changed since its output was approved; if the output change below is intended, run `make accept`"
 EDITED_SAME = "its code (or its key) changed, its output did not; run `make accept` to record the new key"
-MEMORY = "a process of the page ran out of memory, whose limit is {} MB per process (extra.block_memory in " \
-    "mkdocs.yml): print a summary of less data, or raise the limit"
+MEMORY = "a process of the page ran out of memory, whose limit is {} MB per process (block_memory, an option of " \
+    "the verified-blocks plugin in mkdocs.yml): print a summary of less data, or raise the limit"
 READ_ONLY = "it tried to write outside its run's own folders, which the sandbox keeps read-only (the repo, the " \
     "venv, data/, site/: what the build reads or publishes): write into a temporary folder of the block's own " \
     "(tempfile.mkdtemp()) instead"
@@ -131,7 +131,7 @@ def run_blocks(blocks: list[Block], root: Path, page: str, default_timeout: floa
             "wrote into ...". None: not watched.
         trace: (strace, folder): every process of the run records what it reads into folder (reads.paths
             reads them back); None: not recorded.
-        memory: megabytes of address space each process of the page may take (extra.block_memory; 0: no limit);
+        memory: megabytes of address space each process of the page may take (the plugin's block_memory; 0: no limit);
             a block that hits it fails naming the limit (MEMORY).
 
     Returns:

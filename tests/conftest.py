@@ -1,7 +1,7 @@
 """Fixtures for the tests of the site's build machinery: small MkDocs sites built in a temporary folder.
 
-A fixture site is a folder with its own mkdocs.yml (Material, search, markdown-exec, the site's hook,
-strict), a docs/ folder of pages, optional files next to mkdocs.yml (modules its blocks import) and,
+A fixture site is a folder with its own mkdocs.yml (Material, search, markdown-exec, the site's plugin
+verified-blocks, strict), a docs/ folder of pages, optional files next to mkdocs.yml (modules its blocks import) and,
 once accepted, a data/ folder of approved outputs. `Site.build()` runs `mkdocs build` and
 `Site.accept()` what `python -m sitebuild accept` runs, each inside this process (sitebuild.build:
 MkDocs and Material are imported once, blocks still run in fresh interpreters), returning the exit
@@ -32,7 +32,6 @@ import jinja2
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-HOOK = REPO_ROOT / "sitebuild" / "hook.py"
 COMMAND_TIMEOUT = 180  # seconds: a bound on one build, never an assertion about its speed
 
 if str(REPO_ROOT) not in sys.path:  # the unit tests import the machinery itself
@@ -46,8 +45,7 @@ theme:
 plugins:
   - search
   - markdown-exec
-hooks:
-  - {hook}
+  - verified-blocks
 validation:
   anchors: warn
   unrecognized_links: warn
@@ -210,6 +208,20 @@ class Site:
         path.write_text(text, encoding="utf-8")
         return path
 
+    def options(self, **options) -> Path:
+        """Set options of the verified-blocks plugin in mkdocs.yml, e.g. options(block_jobs=2); returns mkdocs.yml.
+
+        A value that is a string is written as YAML as it is ("[kit]", ".inf"); any other as JSON.
+        """
+        text = self.config.read_text(encoding="utf-8")
+        lines = "".join(f"      {name}: {value if isinstance(value, str) else json.dumps(value)}\n"
+                        for name, value in options.items())
+        if "  - verified-blocks\n" in text:
+            text = text.replace("  - verified-blocks\n", "  - verified-blocks:\n" + lines, 1)
+        else:
+            text = text.replace("  - verified-blocks:\n", "  - verified-blocks:\n" + lines, 1)
+        return self.write("mkdocs.yml", text)
+
     def page(self, name: str, markdown: str) -> Path:
         """Write docs/<name>."""
         return self.write(f"docs/{name}", markdown)
@@ -252,7 +264,7 @@ def create_site(root: Path, pages: dict[str, str] | None = None, files: dict[str
     """A fixture site in root with the given pages (name -> Markdown) and other files (path -> text)."""
     root.mkdir(parents=True, exist_ok=True)
     site = Site(root)
-    site.write("mkdocs.yml", MKDOCS_YML.format(hook=json.dumps(str(HOOK))))
+    site.write("mkdocs.yml", MKDOCS_YML)
     for name, markdown in (pages or {}).items():
         site.page(name, markdown)
     for relative, text in (files or {}).items():

@@ -543,7 +543,7 @@ def test_an_unended_osc_sequence_removes_only_itself():
 
 def test_the_site_wide_timeout_must_be_a_second_at_least(make_site):
     site = make_site({"index.md": page(fence("print(1)"))})
-    site.write("mkdocs.yml", site.config.read_text() + "extra:\n  block_timeout: 0.5\n")
+    site.options(block_timeout=0.5)
 
     assert "expected a number of seconds from 1 to 3600" in site.build().output
 

@@ -101,12 +101,12 @@ def test_a_page_outside_the_nav_or_docs_is_bad_usage(make_site, capsys):
 
 def test_a_block_setting_out_of_range_is_bad_usage_with_the_builds_message(make_site, capsys):
     site = make_site({"index.md": page(fence("print(1)"))})
-    site.write("mkdocs.yml", site.config.read_text() + "extra:\n  block_memory: -1\n")
+    site.options(block_memory=-1)
 
     code, output = run_check(capsys, "-f", str(site.config))
 
     assert code == 2, output
-    assert "mkdocs.yml extra.block_memory=-1: expected a whole number from 0 to 1048576" in output
+    assert "Plugin 'verified-blocks' option 'block_memory': expected a whole number from 0 to 1048576, got -1" in output
 
 
 def test_approved_files_of_pages_that_are_gone_fail_a_whole_check_only(make_site, capsys):
@@ -158,7 +158,8 @@ def test_the_real_site_reads_as_a_mkdocs_build_reads_it():
     site = siteconfig.load(REPO_ROOT / "mkdocs.yml")
 
     assert site.pages == _nav_files(config.nav)
-    assert site.settings == siteconfig.block_settings(config.extra)
+    options = config.plugins[siteconfig.PLUGIN].config  # the plugin's options as MkDocs validated them
+    assert site.settings == siteconfig.block_settings({name: options.get(name) for name in siteconfig.OPTIONS})
     for src_uri in site.pages[:4]:  # the home page and Beginner pages: a few seconds
         source = (site.docs_dir / src_uri).read_text(encoding="utf-8-sig")
         markdown = get_data(source)[0]

@@ -87,12 +87,13 @@ def test_a_timeout_option_must_be_plain_ascii_digits_in_range(value, make_site):
 @pytest.mark.parametrize("value", [".inf", ".nan", "true", "0", "-5"])
 def test_the_site_wide_timeout_is_checked(value, make_site):
     site = make_site({"index.md": page(fence("print(1)"))})
-    site.write("mkdocs.yml", site.config.read_text() + f"extra:\n  block_timeout: {value}\n")
+    site.options(block_timeout=value)
 
     built = site.build()
 
     assert built.code != 0
-    assert "extra.block_timeout" in built.output and "expected a number of seconds from 1 to 3600" in built.output
+    assert "Plugin 'verified-blocks' option 'block_timeout': expected a number of seconds from 1 to 3600" \
+        in built.output, built
 
 
 def test_an_approved_file_that_is_not_utf8_fails_naming_it(make_site):
@@ -205,7 +206,7 @@ def test_the_page_with_the_most_blocks_runs_first(make_site, tmp_path, monkeypat
     site = make_site({"a.md": page(fence(stamp.format(name="a"))),
                       "b.md": page(*[fence(stamp.format(name="b"))] * 3),
                       "index.md": page(fence(stamp.format(name="i")), fence("print(2)"))})
-    site.write("mkdocs.yml", site.config.read_text() + "extra:\n  block_jobs: 1\n")
+    site.options(block_jobs=1)
 
     built = site.build("--no-strict")
 

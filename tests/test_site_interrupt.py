@@ -72,7 +72,7 @@ def sleepers(make_site, tmp_path):
     python = fence(f"import subprocess\nprint('started', flush=True)\nsubprocess.run(['sleep', '{markers[1]}'])",
                    timeout="300")
     site = make_site({"index.md": page(bash), "python.md": page(python, title="Python")})
-    site.write("mkdocs.yml", site.config.read_text(encoding="utf-8") + "extra:\n  block_jobs: 2\n")
+    site.options(block_jobs=2)
     temporary = tmp_path / "tmp"
     temporary.mkdir()
     builds = []

@@ -376,9 +376,9 @@ def test_the_build_says_once_which_protection_it_has(make_site, protection):
 
 def test_a_block_over_the_pages_memory_limit_fails_naming_the_limit(make_site, protection):
     site = make_site({"index.md": page(fence("data = bytearray(900 * 2**20)\nprint(len(data))"))})
-    site.write("mkdocs.yml", site.config.read_text(encoding="utf-8") + "extra:\n  block_memory: 300\n")
+    site.options(block_memory=300)
 
     built = site.build()
 
     assert built.code != 0 and "MemoryError" in built.output, built
-    assert "limit is 300 MB per process (extra.block_memory" in built.output, built
+    assert "limit is 300 MB per process (block_memory, an option of the verified-blocks plugin" in built.output, built

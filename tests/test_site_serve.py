@@ -72,7 +72,8 @@ def test_serve_shows_the_new_output_after_a_kit_edit(make_site, tmp_path):
         {"fixturekit/__init__.py": "def greeting():\n    return 'greeting version 1'\n"},
     )
     # the kit of this fixture site: watched by serve, and an input of its blocks' cache key
-    site.write("mkdocs.yml", site.config.read_text() + "watch:\n  - fixturekit\nextra:\n  block_inputs: [fixturekit]\n")
+    site.options(block_inputs="[fixturekit]")
+    site.write("mkdocs.yml", site.config.read_text() + "watch:\n  - fixturekit\n")
     log = tmp_path / "serve.log"
     with serving(site, log) as (url, server):
         first = wait_for(url, "greeting version 1", server, log)

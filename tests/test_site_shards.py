@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sitebuild import shardio, shards, siteconfig
+from sitebuild import results, shardio, shards, siteconfig
 from sitebuild.__main__ import main
 from sitebuild.merge import merge
 from tests.conftest import REPO_ROOT, fence, page
@@ -80,19 +80,27 @@ def test_bad_shard_input_is_bad_usage_naming_it_and_what_was_expected(make_site,
     assert "sandbox:" not in output  # nothing ran
 
 
-DIGESTS = {"kit": "a" * 64, "requirements.lock": "b" * 64, "python": "3.11.9"}
+DIGESTS = {"kit": "a" * 64, "sitebuild": "b" * 64, "python": "3.11.9"}  # shard.json's
 NAV = ["index.md", "one.md", "two.md"]
+LOCK = "c" * 64
+
+
+def page_results(uri: str, failing: list[str], lock: str = LOCK) -> results.PageResults:
+    """A page's results as check writes them: one block that passed, then one per outcome in failing."""
+    def block(n: int, outcome: str) -> results.BlockResult:
+        return results.BlockResult(key=f"python-{n:08x}", label=f"block {n} (python, line {2 * n + 3})", output="ok\n",
+                                   problem="", exit_code=0, killed=[], undecodable="", outcome=outcome)
+
+    blocks = [block(1, results.PASSED)] + [block(n, outcome) for n, outcome in enumerate(failing, 2)]
+    return results.PageResults(page=uri, digests=results.Digests(page="d" * 64, inputs="e" * 64, lock=lock),
+                               blocks=blocks, problems=[], reads=None, seconds=1.0)
 
 
 def shard_folder(folder: Path, label: str, pages: dict[str, list[str]], digests: dict | None = None,
-                 problems: list[str] | None = None) -> Path:
-    """A results folder as `check --shard LABEL --results folder` writes it: pages -> their failures."""
-    files = {uri: shardio.write_page(folder, uri, {"page": uri, "seconds": 1.0, "blocks": [], "failures": failures})
-             for uri, failures in pages.items()}
-    shardio.write_manifest(folder, {"shard": label, "pages": files,
-                                    "digests": digests or DIGESTS,
-                                    "failed": {uri: len(f) for uri, f in pages.items() if f},
-                                    "problems": problems or []})
+                 problems: list[str] | None = None, lock: str = LOCK) -> Path:
+    """A results folder as `check --shard LABEL --results folder` writes it: pages -> their failing outcomes."""
+    results.write(folder, 60.0, ["kit"], [page_results(uri, failing, lock) for uri, failing in pages.items()])
+    shardio.write_shard(folder, label, digests or DIGESTS, problems or [])
     return folder
 
 
@@ -101,16 +109,18 @@ def run_merge(capsys, folders: list[Path], into: Path) -> tuple[int, str]:
     return code, capsys.readouterr().out
 
 
-def test_results_that_fit_merge_into_one_folder_with_every_page(tmp_path, capsys):
+def test_results_that_fit_merge_into_one_results_folder_with_every_page(tmp_path, capsys):
     first = shard_folder(tmp_path / "r1", "1/2", {"index.md": [], "two.md": []})
     second = shard_folder(tmp_path / "r2", "2/2", {"one.md": []})
 
     code, output = run_merge(capsys, [first, second], tmp_path / "merged")
 
     assert code == 0, output
+    assert "merge: merged 3 page(s) from 2 shard(s)" in output
+    manifest, pages = results.read(tmp_path / "merged")  # what the plugin's results: option reads
+    assert sorted(manifest.pages) == sorted(NAV) and pages["one.md"] == page_results("one.md", [])
     merged = shardio.read_folder(tmp_path / "merged")
-    assert list(merged.pages) == NAV and merged.digests == DIGESTS and not merged.failed
-    assert json.loads(merged.pages["one.md"].read_text())["page"] == "one.md"
+    assert merged.shard is None and DIGESTS.items() <= merged.digests.items() and not merged.failed
 
 
 def test_merge_refuses_a_page_two_shards_hold_naming_page_and_shards(tmp_path, capsys):
@@ -137,29 +147,31 @@ def test_merge_refuses_a_page_of_the_nav_no_shard_holds(tmp_path, capsys):
 
 def test_merge_refuses_shards_that_ran_against_different_inputs(tmp_path, capsys):
     first = shard_folder(tmp_path / "r1", "1/2", {"index.md": [], "two.md": []})
-    second = shard_folder(tmp_path / "r2", "2/2", {"one.md": []}, {**DIGESTS, "kit": "c" * 64})
+    second = shard_folder(tmp_path / "r2", "2/2", {"one.md": []}, {**DIGESTS, "kit": "f" * 64}, lock="0" * 64)
 
     code, output = run_merge(capsys, [first, second], tmp_path / "merged")
 
     assert code == 1, output
     assert (f"different inputs: kit differs between the shards ({first} (shard 1/2): aaaaaaaaaaaa; "
-            f"{second} (shard 2/2): cccccccccccc)") in output
+            f"{second} (shard 2/2): ffffffffffff)") in output
+    assert (f"different inputs: requirements.lock differs between the shards ({first} (shard 1/2): cccccccccccc; "
+            f"{second} (shard 2/2): 000000000000)") in output
     assert not (tmp_path / "merged").exists()
 
 
 def test_a_failing_shards_failures_are_carried_into_the_merge_and_its_exit_code(tmp_path, capsys):
-    message = "docs/one.md, block 2 (python, line 9), key py-1234abcd: output differs from the approved output"
     first = shard_folder(tmp_path / "r1", "1/2", {"index.md": [], "two.md": []})
-    second = shard_folder(tmp_path / "r2", "2/2", {"one.md": [message]})
+    second = shard_folder(tmp_path / "r2", "2/2", {"one.md": ["output differs from the approved output"]})
 
     code, output = run_merge(capsys, [first, second], tmp_path / "merged")
 
     assert code == 1, output
+    message = "docs/one.md, block 2 (python, line 7), key python-00000002: output differs from the approved output"
     assert f"{message}  [{second} (shard 2/2)]" in output
     assert "with 1 failure(s) on 1 page(s)" in output
     merged = shardio.read_folder(tmp_path / "merged")
     assert merged.failed == {"one.md": 1}
-    assert shardio.page_failures(merged.pages["one.md"]) == [message]
+    assert shardio.failures(merged.pages["one.md"]) == [message]
 
 
 def test_a_site_wide_problem_every_shard_saw_is_carried_once_and_fails_the_merge(tmp_path, capsys):
@@ -188,11 +200,11 @@ def test_merge_into_a_folder_that_holds_results_or_into_a_shard_is_bad_usage(tmp
 def test_merge_of_a_folder_that_holds_no_results_is_bad_usage(tmp_path, capsys):
     (tmp_path / "empty").mkdir()
     code, output = run_merge(capsys, [tmp_path / "empty"], tmp_path / "merged")
-    assert code == 2 and f"{tmp_path / 'empty'}: no manifest.json" in output, output
+    assert code == 2 and f"{tmp_path / 'empty'}/manifest.json cannot be read as check results" in output, output
 
 
 @pytest.mark.site
-def test_a_real_two_shard_check_merges_and_a_changed_output_fails_the_merge(make_site, capsys, tmp_path):
+def test_a_real_two_shard_check_merges_renders_and_a_changed_output_fails_the_merge(make_site, capsys, tmp_path):
     site = make_site({"index.md": page(fence("print('home')")),
                       "guide.md": page(fence("print('guide')"), title="Guide"),
                       "more.md": page(fence("echo more", "bash"), title="More")})
@@ -209,6 +221,10 @@ def test_a_real_two_shard_check_merges_and_a_changed_output_fails_the_merge(make
     merged = shardio.read_folder(tmp_path / "merged")
     assert sorted(merged.pages) == ["guide.md", "index.md", "more.md"]
     assert not (site.data / "durations.json").exists()  # a plain check records nothing
+    site.options(results=str(tmp_path / "merged"))
+    rendered = site.build()
+    assert rendered.code == 0, rendered
+    assert "blocks: none ran; 3 page(s) rendered from the check results in" in rendered.output
 
     site.approved_file("guide.md").write_text(site.approved_file("guide.md").read_text().replace("guide", "old"))
     again = [tmp_path / "s1", tmp_path / "s2"]
@@ -219,5 +235,5 @@ def test_a_real_two_shard_check_merges_and_a_changed_output_fails_the_merge(make
     code = main(["merge", *map(str, again), *merge_args, str(tmp_path / "merged-again")])
     output = capsys.readouterr().out
     assert code == 1, output
-    assert "output differs from the approved output" in output and "guide.md" in output
+    assert "output differs from the approved output" in output and "docs/guide.md" in output
     assert list(shardio.read_folder(tmp_path / "merged-again").failed) == ["guide.md"]

@@ -1,5 +1,6 @@
 """The CI workflow, .github/workflows/site.yml: actionlint passes on it (and fails on a broken copy), three shard
-jobs run `check --shard I/3`, a merge job merges them whatever they did, and only a push to main deploys.
+jobs run `check --shard I/3`, a merge job merges them whatever they did and builds from the merged results, and only
+a push to main deploys, once every shard and the merge passed.
 """
 
 from __future__ import annotations
@@ -48,8 +49,10 @@ def test_three_shards_a_merge_that_runs_after_any_of_them_and_a_deploy_from_main
     merge_runs = " ".join(step.get("run", "") for step in merge["steps"])
     assert "python -m sitebuild merge shards/results-* --into results" in merge_runs
     assert "GITHUB_STEP_SUMMARY" in merge_runs
+    build = next(step for step in merge["steps"] if step.get("name", "").startswith("Build the site"))
+    assert build["env"] == {"SITEBUILD_RESULTS": "results"} and "mkdocs build --strict" in build["run"]
     deploy = jobs["deploy"]
-    assert deploy["needs"] == "merge"
+    assert deploy["needs"] == ["shard", "merge"]
     assert deploy["if"] == "${{ github.event_name == 'push' && github.ref == 'refs/heads/main' }}"
     assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
     assert deploy["environment"]["name"] == "github-pages"

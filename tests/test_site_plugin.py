@@ -1,0 +1,253 @@
+"""The site's MkDocs plugin, verified-blocks (issue 38): its options checked by MkDocs, check results rendered without
+running a block (and refused once stale), and the marks `make site` checks after the build (marks.py).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from sitebuild import marks
+from sitebuild.__main__ import main
+from tests.conftest import REPO_ROOT, fence, page
+
+pytestmark = pytest.mark.site
+
+
+def run_main(capsys, *args: str) -> tuple[int, str]:
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err
+
+
+def files_of(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+# Options: MkDocs validates them ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("strict", ["--strict", "--no-strict"])
+def test_an_unknown_option_fails_the_build_with_mkdocs_own_config_error(make_site, strict):
+    site = make_site({"index.md": page(fence("print(1)"))})
+    site.options(block_timout=60)  # a typo MkDocs used to ignore in extra
+
+    built = site.build(strict)
+
+    assert built.code == 1, built
+    assert ("Config value 'plugins': Plugin 'verified-blocks' option 'block_timout': Unrecognised configuration name: "
+            "block_timout") in built.output, built
+    assert "Aborted with a configuration error!" in built.output, built
+
+
+def test_an_option_out_of_range_is_a_config_error_naming_it(make_site):
+    site = make_site({"index.md": page(fence("print(1)"))})
+    site.options(block_jobs=0)
+
+    built = site.build()
+
+    assert built.code == 1, built
+    assert "Plugin 'verified-blocks' option 'block_jobs': expected a whole number from 1 to 256, got 0" in built.output
+
+
+def test_the_real_site_has_no_hooks_and_no_block_settings_in_extra():
+    import yaml
+
+    text = (REPO_ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    conf = yaml.safe_load(text.replace("!!python/name:", "").replace("!ENV ", ""))  # tags YAML alone cannot read
+    assert "hooks" not in conf
+    assert not [key for key in conf.get("extra", {}) if key.startswith("block_")]
+    plugins = [next(iter(p)) if isinstance(p, dict) else p for p in conf["plugins"]]
+    assert plugins[-1] == "verified-blocks" and "gen-files" not in plugins
+
+
+# Check results: rendered without running a block -------------------------------------------------------------------
+
+
+STAMPED = """\
+with open({stamp!r}, "a") as log:
+    log.write("ran ")
+from fixturekit import greeting
+print(greeting())"""
+
+
+def stamped_site(make_site, tmp_path: Path):
+    """A site whose block appends to a file outside the sandbox's view each time it runs (the sandbox is off)."""
+    stamp = tmp_path / "runs.txt"
+    site = make_site({"index.md": page(fence(STAMPED.format(stamp=str(stamp))), fence("print(2)", show="none"),
+                                       fence("echo three", "bash"))},
+                     {"fixturekit/__init__.py": "def greeting():\n    return 'hello'\n"})
+    site.options(block_inputs="[fixturekit]")
+    return site, stamp
+
+
+def test_check_results_render_the_same_site_as_a_plain_build_without_running_a_block(make_site, tmp_path, capsys,
+                                                                                      monkeypatch):
+    monkeypatch.setenv("SITEBUILD_SANDBOX", "0")  # the block records each run outside its run's folders
+    site, stamp = stamped_site(make_site, tmp_path)
+    assert site.accept().code == 0
+    results = tmp_path / "results"
+
+    code, output = run_main(capsys, "check", "-f", str(site.config), "--results", str(results))
+    assert code == 0, output
+    assert "check: the results of 1 page(s) written to" in output
+    manifest = json.loads((results / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["pages"] == {"index.md": "pages/index.md.json"}
+    stored = json.loads((results / "pages" / "index.md.json").read_text(encoding="utf-8"))
+    assert [b["outcome"] for b in stored["blocks"]] == ["passed"] * 3
+    assert "fixturekit/__init__.py" in stored["reads"]
+
+    plain = site.build()
+    assert plain.code == 0, plain
+    shutil.copytree(site.out, tmp_path / "plain")
+    runs = stamp.read_text()
+
+    site.options(results=str(results))
+    rendered = site.build()
+
+    assert rendered.code == 0, rendered
+    assert stamp.read_text() == runs, "a block ran in the build that renders the check's results"
+    assert "blocks: none ran; 1 page(s) rendered from the check results in" in rendered.output
+    assert files_of(site.out) == files_of(tmp_path / "plain")
+
+
+def test_results_are_the_same_bytes_from_run_to_run_but_for_the_seconds(make_site, tmp_path, capsys):
+    site = make_site({"index.md": page(fence("print(1)"), fence("echo two", "bash"))})
+    assert site.accept().code == 0
+    texts = []
+    for name in ("one", "two"):
+        code, output = run_main(capsys, "check", "-f", str(site.config), "--results", str(tmp_path / name))
+        assert code == 0, output
+        page_results = json.loads((tmp_path / name / "pages" / "index.md.json").read_text(encoding="utf-8"))
+        assert page_results.pop("seconds") >= 0
+        texts.append((json.dumps(page_results), files_of(tmp_path / name)["manifest.json"]))
+    assert texts[0] == texts[1]
+
+
+def test_stale_results_are_refused_naming_the_page_and_what_changed(make_site, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("SITEBUILD_SANDBOX", "0")
+    site, _ = stamped_site(make_site, tmp_path)
+    assert site.accept().code == 0
+    results = tmp_path / "results"
+    assert run_main(capsys, "check", "-f", str(site.config), "--results", str(results))[0] == 0
+    site.options(results=str(results))
+    assert site.build().code == 0
+
+    site.write("fixturekit/__init__.py", "def greeting():\n    return 'hello, edited'\n")
+    kit_edited = site.build()
+
+    assert kit_edited.code == 1, kit_edited
+    assert "docs/index.md: fixturekit/__init__.py (read by its blocks) changed since the check" in kit_edited.output
+    assert not any(site.out.iterdir()), "a failed build leaves the site folder empty"
+
+    site.write("fixturekit/__init__.py", "def greeting():\n    return 'hello'\n")
+    site.write("docs/index.md", site.docs.joinpath("index.md").read_text(encoding="utf-8") + "\nMore prose.\n")
+    page_edited = site.build()
+
+    assert page_edited.code == 1, page_edited
+    assert "docs/index.md: the page's source changed since the check" in page_edited.output
+
+
+def test_a_results_folder_that_is_not_there_is_refused(make_site, tmp_path):
+    site = make_site({"index.md": page(fence("print(1)"))})
+    site.options(results=str(tmp_path / "nowhere"))
+
+    built = site.build()
+
+    assert built.code == 1, built
+    assert "manifest.json cannot be read as check results" in built.output
+
+
+def test_accept_runs_every_block_even_with_a_results_folder_set(make_site, tmp_path):
+    site = make_site({"index.md": page(fence("print(1)"))})
+    site.options(results=str(tmp_path / "nowhere"))
+
+    accepted = site.accept()
+
+    assert accepted.code == 0, accepted
+    assert "--- " in site.approved()
+
+
+# The marks ---------------------------------------------------------------------------------------------------------
+
+
+def test_each_executed_block_is_marked_once_with_its_key(make_site):
+    site = make_site({"index.md": page(fence("print(1)"), fence("print(2)", show="none"),
+                                       fence("echo three", "bash", show="output"), "Prose.")})
+    assert site.accept().code == 0
+
+    built = site.build()
+
+    assert built.code == 0, built
+    keys = [line.split()[1] for line in site.approved().splitlines() if line.startswith("--- ")]
+    html = site.html()
+    assert len(keys) == 3
+    assert sorted(marks.MARK.findall(html)) == sorted(keys)
+    assert marks.unverified(site.out, site.data) == []
+
+
+def test_a_failing_block_is_not_marked(make_site):
+    site = make_site({"index.md": page(fence("print(1)"), fence("print(2)"))})
+    assert site.accept().code == 0
+    site.write("data/index.txt", site.approved().replace("\n2\n", "\n3\n"))
+
+    served = site.build("--no-strict", mode="serve")
+
+    assert served.code == 0, served
+    assert len(marks.MARK.findall(site.html())) == 1
+
+
+def test_a_site_built_without_the_plugin_fails_the_marks_check_naming_the_page_and_is_emptied(make_site, capsys):
+    site = make_site({"index.md": page(fence("print(1)")), "other.md": page("No blocks.", title="Other")})
+    assert site.accept().code == 0
+    site.write("mkdocs.yml", site.config.read_text(encoding="utf-8").replace("  - verified-blocks\n", ""))
+    assert site.build().code == 0  # markdown-exec alone renders the page, verifying nothing
+
+    code, output = run_main(capsys, "marks", str(site.out), "-f", str(site.config))
+
+    assert code == 1, output
+    assert "docs/index.md: 1 of its 1 approved block(s) are not marked as verified on index.html" in output
+    assert "other.md" not in output
+    assert "The site folder" in output and not any(site.out.iterdir())
+
+
+def test_make_site_runs_the_marks_check_after_the_build():
+    makefile = (REPO_ROOT / "Makefile").read_text(encoding="utf-8")
+    recipe = makefile.split("\nsite:", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+    assert [line.strip() for line in recipe] == ["$(BIN)/mkdocs build --strict",
+                                                 "$(BIN)/python -m sitebuild marks site"]
+
+
+# make serve: a rebuild imports the machinery anew -----------------------------------------------------------------
+
+
+def test_a_serve_rebuild_after_an_edit_to_the_machinery_imports_it_anew(make_site, monkeypatch):
+    from mkdocs.config import load_config
+
+    from sitebuild import plugin as plugin_module
+
+    site = make_site({"index.md": page("No blocks.")})
+    config = load_config(str(site.config))
+    plugin = config.plugins["verified-blocks"]
+    monkeypatch.setenv("SITEBUILD_MODE", "serve")
+    before = {name: module for name, module in sys.modules.items() if name.startswith("sitebuild")}
+    try:
+        plugin.on_config(config)
+        first = sys.modules["sitebuild.render"]
+        plugin.on_config(config)
+        assert sys.modules["sitebuild.render"] is first  # nothing edited: nothing imported again
+
+        stamp = plugin_module.machinery_stamp()
+        monkeypatch.setattr(plugin_module, "machinery_stamp", lambda: (*stamp, ("render.py", 1, 1)))  # an edit
+        plugin.on_config(config)
+
+        assert sys.modules["sitebuild.render"] is not first
+        assert sys.modules["sitebuild.plugin"] is plugin_module
+    finally:  # the other tests of this process keep the modules they imported
+        for name in [m for m in sys.modules if m.startswith("sitebuild")]:
+            del sys.modules[name]
+        sys.modules.update(before)
