@@ -84,12 +84,27 @@ def read_durations(path: Path) -> dict[str, int]:
 
 
 def rounded(seconds: float) -> int:
-    """Seconds as the durations file keeps them: whole, at least 1. Example: rounded(0.2) == 1"""
+    """Seconds as the durations file keeps them.
+
+    Args:
+        seconds: a page's measured seconds.
+
+    Returns:
+        The whole seconds, at least 1 (a page never weighs nothing).
+
+    Example: rounded(0.2) == 1
+    """
     return max(1, round(seconds))
 
 
 def kept(old: int | None, new: int) -> int:
-    """The record to keep: the old one while the new measure is within NOISE of it (at least 1 s), else the new.
+    """The record to keep for a page, so that timing noise does not rewrite the durations file.
+
+    Args:
+        old: the page's record (None: it has none); new: this run's measure, rounded.
+
+    Returns:
+        old while new is within NOISE of it (or 1 s), else new.
 
     Example: kept(10, 11) == 10 and kept(10, 13) == 13 and kept(None, 4) == 4
     """
@@ -128,7 +143,14 @@ def write_durations(path: Path, measured: dict[str, float], nav: list[str]) -> d
 
 
 def weights(pages: list[str], durations: dict[str, int]) -> dict[str, int]:
-    """Each page's weight: its record, else the median of the records of `pages` (DEFAULT_SECONDS if none).
+    """Each page's weight in the partition.
+
+    Args:
+        pages: the pages to weigh; durations: the recorded seconds (read_durations).
+
+    Returns:
+        page -> its record, or for a page with none the median of the records of `pages`, rounded
+        (DEFAULT_SECONDS when none of them has one).
 
     Example: weights(["a.md", "b.md"], {"a.md": 4}) == {"a.md": 4, "b.md": 4}
     """
@@ -168,7 +190,16 @@ def partition(pages: list[str], durations: dict[str, int], count: int) -> list[l
 
 
 def shard_loads(pages: list[str], durations: dict[str, int], count: int) -> list[int]:
-    """Each shard's total weight in seconds, shard 1 first (what partition balances).
+    """Each shard's total weight in seconds (what partition balances).
+
+    Args:
+        pages, durations, count: as partition's.
+
+    Returns:
+        The sum of the weights of each shard's pages, shard 1 first.
+
+    Raises:
+        ShardError: as partition.
 
     Example: shard_loads(["a.md", "b.md", "c.md"], {"a.md": 5, "b.md": 3, "c.md": 2}, 2) == [5, 5]
     """
