@@ -66,6 +66,24 @@ def test_write_durations_rounds_keeps_records_within_the_noise_and_drops_pages_g
     assert path.read_text().endswith("}\n")
 
 
+@pytest.mark.site
+def test_record_durations_writes_every_checked_page_and_touches_no_approved_output(make_site, capsys):
+    site = make_site({"index.md": page(fence("print('home')")), "guide.md": page(fence("echo guide", "bash"),
+                                                                                   title="Guide")})
+    assert site.accept().code == 0
+    approved = {p: p.read_bytes() for p in site.data.rglob("*.txt")}
+
+    code = main(["check", "-f", str(site.config), "--record-durations"])
+
+    output = capsys.readouterr().out
+    assert code == 0, output
+    recorded = json.loads((site.data / "durations.json").read_text(encoding="utf-8"))
+    assert sorted(recorded) == ["guide.md", "index.md"]
+    assert all(isinstance(v, int) and v >= 1 for v in recorded.values())
+    assert "check: recorded the durations of 2 page(s) in data/durations.json" in output
+    assert {p: p.read_bytes() for p in site.data.rglob("*.txt")} == approved
+
+
 @pytest.mark.parametrize(("given", "says"), [("0/3", "shard 0 of 3 does not exist"),
                                              ("4/3", "shard 4 of 3 does not exist"),
                                              ("x", "not of the form I/N"), ("1/0", "shard 1 of 0 does not exist")])
