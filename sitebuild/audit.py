@@ -148,9 +148,14 @@ def program(argv: list[str]) -> tuple[list[str], str]:
     return [], f"ran {name}, whose reads are not recorded"
 
 
+MAX_PENDING = 1000  # lines of one quoted value spanning lines in an xtrace, at most; more: the trace does not parse
+
+
 def _commands(trace: str) -> list[list[str]] | None:
-    """The commands of a bash xtrace, each as its expanded words; None when a line does not parse."""
-    found, text = [], ""
+    """The commands of a bash xtrace, each as its expanded words; None when a line does not parse, or a quoted
+    value is still open after MAX_PENDING lines (two processes' traces interleaved mid-line, say: reading on would
+    parse the rest of the trace again for each line)."""
+    found, text, pending = [], "", 0
     for line in trace.split("\n"):
         if not text:
             match = re.match(r"^\++ ", line)
@@ -163,9 +168,12 @@ def _commands(trace: str) -> list[list[str]] | None:
         try:
             words = shlex.split(text)
         except ValueError:
+            pending += 1
+            if pending > MAX_PENDING:
+                return None
             continue  # a quoted value that spans lines
         found.append(words)
-        text = ""
+        text, pending = "", 0
     return None if text else found
 
 

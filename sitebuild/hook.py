@@ -347,7 +347,9 @@ def on_files(files, config):
         _downloads(files, config)
     fences.install(config.mdx_configs)  # after every plugin's on_config, markdown-exec's included
     site.make_markdown = fences.site_markdown(config.markdown_extensions, config.mdx_configs)
-    if line := sandbox.announce() if site.mode == "serve" else sandbox.status()[1]:  # serve: its first build only
+    if site.results_dir is not None:
+        pass  # no block runs: nothing to say about where they would
+    elif line := sandbox.announce() if site.mode == "serve" else sandbox.status()[1]:  # serve: its first build only
         log.info(line)
     site.pool = PagePool(site.jobs, on_interrupt=_interrupt)  # SIGINT, SIGTERM: _interrupt, until every page ran
     site.cache = cache.OutputCache(site.root / cache.FOLDER)  # every build stores what passed, so serve starts warm

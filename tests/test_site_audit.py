@@ -136,3 +136,11 @@ def test_a_python_process_records_its_opens_listings_imports_and_programs(tmp_pa
     subprocess.run([sys.executable, "-c", "import os; os._exit(0)"], cwd=tmp_path, env=env, check=True)
     assert audit.paths(records) == (None, "a Python process of it ended before writing its record (killed, "
                                           "os._exit, fork)")
+
+
+def test_a_trace_whose_quoted_value_never_closes_does_not_parse():
+    # two shells writing one trace can cut a line mid-quote (a busy loop's `+ :` lines then follow for ever): the
+    # trace is given up after MAX_PENDING lines, not parsed again for each line that follows
+    interleaved = "++ bash -c 'while :; do :; d+ :\n" + "+ :\n" * (audit.MAX_PENDING + 10)
+    assert audit._commands(interleaved) is None
+    assert audit._commands("+ echo 'a\nb'\n+ :\n") == [["echo", "a\nb"], [":"]]
