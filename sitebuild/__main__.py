@@ -8,6 +8,11 @@ the plugin's `results:` option renders the site from.
 `python -m sitebuild marks [site]` (run by `make site` after the build): every page with approved blocks in data/
 must mark each of them as verified in the built site, else it names the pages and empties the folder (marks.py).
 
+`python -m sitebuild check --shard I/N --results DIR` runs only shard I of N of the nav's pages (balanced by the
+durations recorded in data/durations.json, which `check --record-durations` writes; shards.py);
+`python -m sitebuild merge DIR... --into DIR` joins the shards' results folders and refuses those that do not fit
+together (merge.py): exit 0 when merged with no failure, 1 otherwise, 2 on bad usage.
+
 `python -m sitebuild bench [--runs N]` times each page's blocks (the part of a build this machinery
 adds) and prints seconds per page, so an author sees which page slows a build. `python -m sitebuild
 bench --compare` is the build's benchmark (bench.py): cold build, warm serve rebuild against
@@ -82,8 +87,9 @@ def _log_to_stderr() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m sitebuild", description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=["accept", "bench", "check", "marks"])
-    parser.add_argument("site", nargs="?", default=None, help="marks: the built site's folder (default site)")
+    parser.add_argument("command", choices=["accept", "bench", "check", "marks", "merge"])
+    parser.add_argument("site", nargs="*", default=[], metavar="DIR",
+                        help="marks: the built site's folder (default site); merge: the shards' results folders")
     parser.add_argument("-f", "--config-file", default="mkdocs.yml", help="the site's mkdocs.yml")
     parser.add_argument("--runs", type=int, default=3, help="bench: runs per page (default 3)")
     parser.add_argument("--compare", action="store_true", help="bench: the build's benchmark (see sitebuild/bench.py)")
@@ -92,19 +98,43 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--results", metavar="DIR", default=None,
                         help="check: write each page's results into DIR (sitebuild/results.py)")
     parser.add_argument("--no-test", action="store_true", help="bench --compare: leave out make test's CPU-seconds")
+    parser.add_argument("--shard", metavar="I/N", help="check: only shard I of N (1-based), balanced by "
+                        "data/durations.json")
+    parser.add_argument("--record-durations", action="store_true",
+                        help="check: record each page's seconds in data/durations.json")
+    parser.add_argument("--into", metavar="DIR", help="merge: the folder the merged results go into")
     args = parser.parse_args(argv)
-    if (args.page or args.results) and args.command != "check":
-        parser.error("--page and --results go with check only")
-    if args.site is not None and args.command != "marks":
-        parser.error("a folder goes with marks only")
+    if (args.page or args.results or args.shard is not None or args.record_durations) and args.command != "check":
+        parser.error("--page, --results, --shard and --record-durations go with check only")
+    if args.site and args.command not in ("marks", "merge"):
+        parser.error("a folder goes with marks or merge only")
+    if len(args.site) > 1 and args.command == "marks":
+        parser.error("marks takes one folder")
+    if args.into and args.command != "merge":
+        parser.error("--into goes with merge only")
     if args.command == "check":
         from sitebuild.check import check  # imports no MkDocs module
 
-        return check(args.config_file, args.page, results_dir=Path(args.results) if args.results else None)
+        return check(args.config_file, args.page, results_dir=Path(args.results) if args.results else None,
+                     shard=args.shard, record_durations=args.record_durations)
     if args.command == "marks":
         from sitebuild.marks import check_marks
 
-        return check_marks(Path(args.site or "site"), Path(args.config_file).resolve().parent / "data")
+        return check_marks(Path(args.site[0] if args.site else "site"),
+                           Path(args.config_file).resolve().parent / "data")
+    if args.command == "merge":
+        if not args.site or not args.into:
+            parser.error("merge needs the shards' results folders and --into DIR")
+        from sitebuild import siteconfig
+        from sitebuild.merge import merge
+
+        try:
+            site = siteconfig.load(args.config_file)
+        except siteconfig.SettingError as error:
+            print(f"merge: {error}")
+            return 2
+        return merge([Path(f) for f in args.site], Path(args.into), site.pages,
+                     docs=site.docs_dir.relative_to(site.root).as_posix())
     if args.command == "bench" and args.compare:
         from sitebuild.bench import compare
 

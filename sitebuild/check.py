@@ -15,6 +15,12 @@ It never writes into data/: `make accept` stays the one writer. With --results D
 plugin's `results: DIR` option then renders the site from them without running a block. With --page, only those
 pages run, and the approved files of pages that are gone are not looked for.
 
+Shards (shards.py): --shard I/N runs only shard I of N of those pages, split by the durations in
+data/durations.json; with --results, a small shard.json beside the results (shardio.py: the shard, the digests of
+every input the shards must share, the failures not of one page) lets `python -m sitebuild merge` (merge.py) join
+the shards' folders. --record-durations writes each page's seconds into data/durations.json, the one file of data/
+a check writes, and only when asked.
+
 Left out: everything a build checks once the page is rendered: links and anchors, the course chrome, the
 diagrams, a block Markdown hides after all, printed headings' ids, cross-links; and the serve cache (nothing is
 read from it or stored in it). `make site` stays the final word before a merge.
@@ -24,11 +30,12 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
 
-from sitebuild import approved, audit, launchers, reads, results, sandbox, siteconfig
+from sitebuild import approved, audit, launchers, reads, results, sandbox, shardio, shards, siteconfig
 from sitebuild.blocks import Block, BlockError, front_matter_lines, page_blocks
 from sitebuild.guard import site_guard
 from sitebuild.inputs import Inputs
@@ -90,7 +97,8 @@ def _read_page(site: siteconfig.Site, src_uri: str) -> tuple[list[Block], list[s
 
 
 def check(config_file: str | Path, pages: list[str] | None = None, out: Callable[[str], None] = print,
-          cwd: Path | None = None, results_dir: Path | None = None) -> int:
+          cwd: Path | None = None, results_dir: Path | None = None, shard: str | None = None,
+          record_durations: bool = False) -> int:
     """Run and verify the blocks of the nav's pages (or of `pages`) against data/, printing what fails.
 
     Args:
@@ -99,7 +107,9 @@ def check(config_file: str | Path, pages: list[str] | None = None, out: Callable
         out: where each line goes (default print); cwd: what --page paths are relative to (default: the current
             folder; the site root is tried too).
         results_dir: --results: write each page's results there (results.py; its runs record what they read, as
-            a build's do); None: write nothing.
+            a build's do), and shard.json (shardio.write_shard); None: write nothing.
+        shard: "I/N": only shard I of N of those pages (shards.partition, balanced by data/durations.json).
+        record_durations: write each page's seconds into data/durations.json (shards.write_durations).
 
     Returns:
         0 when every block's output matches its approved one, 1 on any failure, 2 on bad usage (said in one line),
@@ -110,9 +120,23 @@ def check(config_file: str | Path, pages: list[str] | None = None, out: Callable
     try:
         site = siteconfig.load(config_file)
         chosen = pick_pages(site, pages or [], cwd or Path.cwd())
-    except (siteconfig.SettingError, UsageError) as error:
+        shard_label = None
+        if shard is not None:
+            index, count = shards.parse_shard(shard)
+            durations = shards.read_durations(site.root / shards.DURATIONS_FILE)
+            weight = shards.weights(chosen, durations)
+            split = shards.partition(chosen, durations, count)
+            loads = [sum(weight[p] for p in part) for part in split]
+            chosen = split[index - 1]
+            shard_label = f"{index}/{count}"
+    except (siteconfig.SettingError, UsageError, shards.ShardError) as error:
         out(f"check: {error}")
         return USAGE_EXIT
+    if shard_label:
+        out(f"check: shard {shard_label}: {len(chosen)} page(s), {loads[index - 1]} s recorded (the shards: "
+            f"{', '.join(f'{load} s' for load in loads)}): {', '.join(chosen) or '(none)'}")
+    site_digests = (shardio.input_digests(site.root, site.docs_dir, site.data_dir, site.config_file, site.pages)
+                    if results_dir is not None else {})  # before any block runs
     settings = site.settings
     out(sandbox.status()[1])
 
@@ -124,6 +148,15 @@ def check(config_file: str | Path, pages: list[str] | None = None, out: Callable
                               on_interrupt=lambda signum, stop: stopped.append(
                                   f"check interrupted by {signal.Signals(signum).name}: {stop}."))
     runs: dict[str, Future] = {}
+    seconds: dict[str, float] = {}
+
+    def timed(uri: str, run: Callable, *args):
+        start = time.perf_counter()  # the page's wall-clock seconds, for data/durations.json
+        try:
+            return run(*args)
+        finally:
+            seconds[uri] = time.perf_counter() - start
+
     failures, pages_failed, block_count = 0, 0, 0
     written: list[results.PageResults] = []
     try:
@@ -137,10 +170,10 @@ def check(config_file: str | Path, pages: list[str] | None = None, out: Callable
         for uri in sorted(chosen, key=lambda u: -len(found[u][0])):  # the longest page first, as the hook
             blocks = found[uri][0]
             if snapshot is None:
-                runs[uri] = pool.submit(run_blocks, blocks, site.root, rel(site.docs_dir / uri), settings.timeout,
-                                        None, guard, None, settings.memory)
+                runs[uri] = pool.submit(timed, uri, run_blocks, blocks, site.root, rel(site.docs_dir / uri),
+                                        settings.timeout, None, guard, None, settings.memory)
             else:
-                runs[uri] = pool.submit(results.run_page, blocks, site.root, rel(site.docs_dir / uri),
+                runs[uri] = pool.submit(timed, uri, results.run_page, blocks, site.root, rel(site.docs_dir / uri),
                                         settings.timeout, False, guard, tracer, settings.memory)
         for uri in chosen:  # reports in nav order
             blocks, problems = found[uri]
@@ -177,11 +210,16 @@ def check(config_file: str | Path, pages: list[str] | None = None, out: Callable
     if results_dir is not None:
         try:
             results.write(results_dir, settings.timeout, settings.inputs, written)
+            shardio.write_shard(results_dir, shard_label, site_digests, others)
             out(f"check: the results of {len(written)} page(s) written to {results_dir}")
         except OSError as error:
             others.append(f"check: the results could not be written to {results_dir}: {error}")
     for problem in others:
         out(problem)
+    if record_durations:
+        recorded = shards.write_durations(site.root / shards.DURATIONS_FILE, seconds, site.pages)
+        out(f"check: recorded the durations of {len(seconds)} page(s) in {shards.DURATIONS_FILE.as_posix()} "
+            f"({sum(recorded.values())} s for the {len(recorded)} page(s) it holds)")
     total = failures + len(others)
     where = f"{len(chosen)} page(s), {block_count} block(s), {settings.jobs} page(s) at a time"
     if total:
