@@ -1,21 +1,17 @@
-"""The site's build machinery: runs every code block of every page and verifies its output.
+"""The site's build machinery: finds every executed block of every page, runs it, verifies its output, and
+publishes the site. One subpackage per stage, in the order a build goes:
 
-- blocks.py: find a page's executed blocks and key them.
-- runner.py / worker.py: run them (python in one fresh interpreter per page, bash with pipefail).
-- approved.py: the approved outputs in data/, one plain-text file per page.
-- verify.py: hold outputs against the approved ones, or approve them.
-- plugin.py: the MkDocs plugin verified-blocks (entry point in pyproject.toml), a thin adapter calling hook.py and
-  chrome.py; its options are the block settings, checked by MkDocs (siteconfig.check_option).
-- hook.py: the MkDocs side of a build, which the plugin calls: markdown-exec's fences, the blocks run or read from
-  check results, verified and rendered, the downloads added.
-- crosslinks.py: every mention of another course page in prose must be a link (called by hook.py).
-- coursenav.py: the course pages read from the nav (course, chapter, place), shared by the modules below.
-- chrome.py: the course chrome (page k of N, reading time, minutes left), worked out in the plugin's events.
-- gen_downloads.py: the kit download, with its own README, LICENSE and pyproject.toml.
-- kit_files.py: which files of kit/ the download packs (git's tracked ones), and its check for secrets.
-- siteconfig.py: mkdocs.yml read without MkDocs (the plugin's options, nav, Markdown settings, front matter).
-- check.py: `python -m sitebuild check`, the blocks run and verified against data/ without a MkDocs build.
-- results.py: check results on disk (`check --results DIR`), which the plugin's `results:` option renders from.
-- marks.py: the mark each verified block carries in the built site, and `python -m sitebuild marks site`.
-- __main__.py: `python -m sitebuild accept`, what `make accept` runs, `check` and `marks`.
+- find/: the pages and their blocks, from mkdocs.yml and the Markdown (no MkDocs needed).
+- run/: each page's blocks run in one interpreter, in a sandbox, with what they read recorded.
+- verify/: outputs held against data/'s approved ones; `python -m sitebuild check`, its results, the marks.
+- shard/: a check split over machines and its results merged (`check --shard`, `merge`).
+- render/: a block's source and output as HTML.
+- course/: the course chrome, syllabus, "Next" links and cross-links.
+- publish/: the kit download, the notebooks, the diagrams.
+- mkdocs_adapter/: the verified-blocks MkDocs plugin, the only code that knows MkDocs' events.
+- logs.py: warnings that MkDocs shows but a strict build does not count.
+- bench.py: `python -m sitebuild bench`, on the site benchsite.py makes.
+- __main__.py: `python -m sitebuild accept | check | marks | merge | bench`.
+
+find/, run/, verify/ and shard/ never import MkDocs: verification works without the site generator.
 """

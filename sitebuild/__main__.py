@@ -33,9 +33,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from sitebuild.blocks import page_blocks
-from sitebuild.build import build_site
-from sitebuild.verify import run_blocks
+from sitebuild.find.blocks import page_blocks
+from sitebuild.mkdocs_adapter.build import build_site
+from sitebuild.verify.outputs import run_blocks
 
 
 def accept(config_file: str) -> int:
@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--page", action="append", default=[], metavar="docs/PAGE.md",
                         help="check: only this page (repeatable; default every page of the nav)")
     parser.add_argument("--results", metavar="DIR", default=None,
-                        help="check: write each page's results into DIR (sitebuild/results.py)")
+                        help="check: write each page's results into DIR (sitebuild/verify/results.py)")
     parser.add_argument("--no-test", action="store_true", help="bench --compare: leave out make test's CPU-seconds")
     parser.add_argument("--shard", metavar="I/N", help="check: only shard I of N (1-based), balanced by "
                         "data/durations.json")
@@ -113,20 +113,20 @@ def main(argv: list[str] | None = None) -> int:
     if args.into and args.command != "merge":
         parser.error("--into goes with merge only")
     if args.command == "check":
-        from sitebuild.check import check  # imports no MkDocs module
+        from sitebuild.verify.check import check  # imports no MkDocs module
 
         return check(args.config_file, args.page, results_dir=Path(args.results) if args.results else None,
                      shard=args.shard, record_durations=args.record_durations)
     if args.command == "marks":
-        from sitebuild.marks import check_marks
+        from sitebuild.verify.marks import check_marks
 
         return check_marks(Path(args.site[0] if args.site else "site"),
                            Path(args.config_file).resolve().parent / "data")
     if args.command == "merge":
         if not args.site or not args.into:
             parser.error("merge needs the shards' results folders and --into DIR")
-        from sitebuild import siteconfig
-        from sitebuild.merge import merge
+        from sitebuild.find import siteconfig
+        from sitebuild.shard.merge import merge
 
         try:
             site = siteconfig.load(args.config_file)

@@ -3,7 +3,7 @@
 A fixture site is a folder with its own mkdocs.yml (Material, search, markdown-exec, the site's plugin
 verified-blocks, strict), a docs/ folder of pages, optional files next to mkdocs.yml (modules its blocks import) and,
 once accepted, a data/ folder of approved outputs. `Site.build()` runs `mkdocs build` and
-`Site.accept()` what `python -m sitebuild accept` runs, each inside this process (sitebuild.build:
+`Site.accept()` what `python -m sitebuild accept` runs, each inside this process (sitebuild.mkdocs_adapter.build:
 MkDocs and Material are imported once, blocks still run in fresh interpreters), returning the exit
 code and everything logged and printed. `accept_command()` runs the real CLI in a subprocess, for
 the test that is about the command itself.
@@ -160,12 +160,12 @@ TEMPLATES = TemplateCache()
 
 
 def in_process(mode: str, config: Path, site_dir: Path, strict: bool | None = None, level: int = logging.INFO) -> Run:
-    """Build a site in this process (sitebuild.build.build_site); capture what it logs and prints.
+    """Build a site in this process (sitebuild.mkdocs_adapter.build.build_site); capture what it logs and prints.
 
     Log records come out as the MkDocs CLI shows them ("ERROR    -  message"); an exception MkDocs does
     not turn into an abort comes out as its traceback, with exit code 1, as the CLI would show it.
     """
-    from sitebuild.build import build_site
+    from sitebuild.mkdocs_adapter.build import build_site
 
     TEMPLATES.install()
     text = io.StringIO()
@@ -379,7 +379,7 @@ def real_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """The kit download installed in a fresh venv as its README says (tests/learner.py), once for the whole
     run and shared by every worker: (the unpacked kit folder, the venv's python)."""
-    from sitebuild.gen_downloads import FOLDER
+    from sitebuild.publish.gen_downloads import FOLDER
     from tests.learner import install
 
     folder = once_per_run(tmp_path_factory, "learner-kit", install)

@@ -37,11 +37,12 @@ from pathlib import Path
 
 from packaging.requirements import Requirement
 
-from sitebuild import notebooks
-from sitebuild.approved import clean, diff
-from sitebuild.coursenav import course_pages, read_config
-from sitebuild.gen_downloads import FOLDER, kit_download
-from sitebuild.runner import block_env, relative
+from sitebuild.course.coursenav import course_pages, read_config
+from sitebuild.publish import notebooks
+from sitebuild.publish.gen_downloads import FOLDER, kit_download
+from sitebuild.run.capture import relative
+from sitebuild.run.runner import block_env
+from sitebuild.verify.approved import clean, diff
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = read_config(ROOT / "mkdocs.yml")
@@ -168,8 +169,8 @@ def install(folder: Path) -> str:
 
 
 def run_notebook(src_uri: str, kit: Path, kernels: Path) -> list[str]:
-    """Run a page's notebook (sitebuild.notebooks, as the site publishes it) with nbclient in the install, from the
-    kit folder, on the install's kernel, every cell, its test count included (which runs those kit test files
+    """Run a page's notebook (sitebuild.publish.notebooks, as the site publishes it) with nbclient in the install,
+    from the kit folder, on the install's kernel, every cell, its test count included (which runs those kit test files
     there: see COUNTED_FILES). Returns, for each code cell whose outputs differ from the page's approved output,
     or that raised: its label, why, and the diff; [] when every cell matches.
     """

@@ -39,7 +39,7 @@ from axe_playwright_python.base import AXE_SCRIPT
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, sync_playwright
 
-from sitebuild.coursenav import nav_pages, page_url, read_config
+from sitebuild.course.coursenav import nav_pages, page_url, read_config
 
 pytestmark = pytest.mark.site
 
@@ -312,7 +312,7 @@ def scrolling_code(tab: Tab) -> tuple[int, list[str]]:
 
 
 def diagrams_as_svg(tab: Tab) -> list[tuple[float, float]]:
-    """(drawn width, natural width) of the inline SVG in each diagram (drawn at build time: sitebuild/diagrams.py)."""
+    """(drawn width, natural width) of the inline SVG in each diagram (drawn at build time: publish/diagrams.py)."""
     return [(d["drawn"], d["natural"]) for d in tab.page.locator("article div.diagram").evaluate_all(
         """els => els.map(d => { const svg = d.querySelector(':scope > svg');
             return svg ? {drawn: svg.getBoundingClientRect().width, natural: svg.viewBox.baseVal.width}

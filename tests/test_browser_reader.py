@@ -19,9 +19,9 @@ from urllib.parse import urljoin
 
 import pytest
 
-from sitebuild.coursenav import course_pages, page_url
-from sitebuild.excerpts import kit_excerpts
-from sitebuild.notebooks import read_page
+from sitebuild.course.coursenav import course_pages, page_url
+from sitebuild.publish.notebooks import read_page
+from sitebuild.render.excerpts import kit_excerpts
 from tests.learner import CONFIG, ROOT
 from tests.test_browser import (  # noqa: F401 - base_url, browser and site are fixtures
     CHROME_FIGURE,

@@ -4,7 +4,7 @@ Each page is loaded in a fresh browser context (an empty cache, as a first visit
 server counts the bytes of every file it sends for it (bodies, uncompressed: Python's http.server does
 not compress, so the figure is an upper bound on what a compressing host sends). The count ends once
 the search worker has fetched the search index (Material fetches it on every page, last) and the
-network is idle. Diagrams are inline SVG drawn at build time (sitebuild/diagrams.py): no page loads
+network is idle. Diagrams are inline SVG drawn at build time (sitebuild/publish/diagrams.py): no page loads
 Mermaid (3.57 MB of JavaScript).
 """
 
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from sitebuild.coursenav import page_url
+from sitebuild.course.coursenav import page_url
 from tests.test_browser import PAGES, browser, site  # noqa: F401 - one browser, the real site
 
 pytestmark = pytest.mark.site

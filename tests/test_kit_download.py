@@ -20,10 +20,10 @@ from xml.etree import ElementTree
 import pytest
 from packaging.utils import canonicalize_name
 
-from sitebuild import notebooks
-from sitebuild.coursenav import CoursePage, course_pages, page_url
-from sitebuild.gen_downloads import FOLDER, kit_download, kit_pyproject, kit_readme, teaching_pages, toml_text
-from sitebuild.kit_pins import PinError, closure, read_lock
+from sitebuild.course.coursenav import CoursePage, course_pages, page_url
+from sitebuild.publish import notebooks
+from sitebuild.publish.gen_downloads import FOLDER, kit_download, kit_pyproject, kit_readme, teaching_pages, toml_text
+from sitebuild.publish.kit_pins import PinError, closure, read_lock
 from tests.conftest import once_per_run
 from tests.learner import CONFIG, COUNT_BLOCK, COUNT_START, COUNTED_FILES, PAGES_WITH_BLOCKS, ROOT, needed, run
 

@@ -1,4 +1,4 @@
-"""What the kit download packs (sitebuild/kit_files.py through gen_downloads): exactly the files git tracks
+"""What the kit download packs (sitebuild/publish/kit_files.py through gen_downloads): exactly the files git tracks
 under kit/, the rest named in an INFO line, and never a file that looks like a secret.
 
 Each test builds a small repo in a temporary folder (git init, commit the kit's files) and packs it with
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from mkdocs.exceptions import PluginError
 
-from sitebuild.gen_downloads import FOLDER, kit_archive, kit_download, kit_readme
+from sitebuild.publish.gen_downloads import FOLDER, kit_archive, kit_download, kit_readme
 from tests.learner import CONFIG, ROOT
 
 KIT = {

@@ -1,5 +1,5 @@
-"""Each page's notebook carries the page (sitebuild/notebooks.py, page_prose.py), and the learner's steps work on a
-stock Debian or Ubuntu, which has `python3` but no `python` until a venv is active.
+"""Each page's notebook carries the page (sitebuild/publish/notebooks.py, page_prose.py), and the learner's steps work
+on a stock Debian or Ubuntu, which has `python3` but no `python` until a venv is active.
 
 Nothing here installs or runs anything: the notebooks are built as the site publishes them (page_notebook) and
 read; the page's own headings come from Python-Markdown's table of contents of the page, not from the code under
@@ -14,12 +14,12 @@ import re
 
 import pytest
 
-from sitebuild import notebooks
-from sitebuild.blocks import page_blocks
-from sitebuild.coursenav import course_pages
-from sitebuild.fences import DEFAULT_EXTENSIONS, site_markdown
-from sitebuild.gen_downloads import kit_readme
-from sitebuild.page_prose import link_target, pieces
+from sitebuild.course.coursenav import course_pages
+from sitebuild.find.blocks import page_blocks
+from sitebuild.find.fences import DEFAULT_EXTENSIONS, site_markdown
+from sitebuild.publish import notebooks
+from sitebuild.publish.gen_downloads import kit_readme
+from sitebuild.publish.page_prose import link_target, pieces
 from tests.learner import CONFIG, PAGES_WITH_BLOCKS, ROOT
 
 PAGES = {p.src_uri: p for p in course_pages(CONFIG["nav"])}

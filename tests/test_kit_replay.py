@@ -3,7 +3,7 @@
 The page contract's promise: the Python blocks of a page in one session, the bash blocks from the kit
 folder, in page order, only the blocks whose source the page shows (none that a learner cannot copy),
 in a fresh install (tests/learner.py, conftest.installed) print what the page shows. Each page's
-notebook (sitebuild/notebooks.py, as the site publishes it) holds exactly those blocks, so running it with
+notebook (sitebuild/publish/notebooks.py, as the site publishes it) holds exactly those blocks, so running it with
 nbclient on the install's own kernel checks both the page and the download. Its test count cell runs those
 kit test files in the download and must print the page's "N passed": a failing, erroring or skipped test, or a
 warning, changes that line. The kit test files no page counts run in test_kit_download.py.

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from sitebuild import marks
-from sitebuild.cache import REUSE_ENV
+from sitebuild.run.cache import REUSE_ENV
+from sitebuild.verify import marks
 from tests.conftest import in_process
 
 ROOT = Path(__file__).resolve().parents[1]

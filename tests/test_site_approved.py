@@ -1,4 +1,4 @@
-"""sitebuild.approved: the approved-outputs file format, its parser and the diff."""
+"""sitebuild.verify.approved: the approved-outputs file format, its parser and the diff."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from sitebuild.approved import ApprovedFileError, approved_path, clean, diff, parse, render
+from sitebuild.verify.approved import ApprovedFileError, approved_path, clean, diff, parse, render
 
 TRICKY_OUTPUTS = {
     "one-line": "69 passed",

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from sitebuild.kit_files import check_secrets, secret_findings, select_kit_files
+from sitebuild.publish.kit_files import check_secrets, secret_findings, select_kit_files
 from tests.conftest import fence, page
 
 pytestmark = pytest.mark.site

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from sitebuild import audit, reads
+from sitebuild.run import audit, reads
 from tests.conftest import fence, page
 from tests.test_site_reads import KIT, ran, serve
 

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from sitebuild.runner import FIXED_ENV, block_env, plain_text
+from sitebuild.run.capture import plain_text
+from sitebuild.run.runner import FIXED_ENV, block_env
 from tests.conftest import REPO_ROOT, create_site, failure_line, fence, page
 
 pytestmark = pytest.mark.site

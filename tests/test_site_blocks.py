@@ -1,4 +1,5 @@
-"""sitebuild.blocks and sitebuild.fences: finding a page's executed blocks as Markdown reads them, and keying them."""
+"""sitebuild.find.blocks and sitebuild.find.fences: finding a page's executed blocks as Markdown reads them, and
+keying them."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import re
 
 import pytest
 
-from sitebuild.blocks import BlockError, is_executed, page_blocks, parse_info
+from sitebuild.find.blocks import BlockError, is_executed, page_blocks, parse_info
 
 
 def found(markdown: str) -> list[tuple[int, str, str, dict[str, str]]]:

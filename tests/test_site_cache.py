@@ -1,4 +1,4 @@
-"""The serve cache (sitebuild/cache.py): what re-runs a page, what does not, and who never reads it."""
+"""The serve cache (sitebuild/run/cache.py): what re-runs a page, what does not, and who never reads it."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from sitebuild.blocks import page_blocks
-from sitebuild.cache import DEFAULT_INPUTS, MAX_RUNS, OutputCache, environment_digest, page_key
-from sitebuild.inputs import Inputs
-from sitebuild.runner import Result
+from sitebuild.find.blocks import page_blocks
+from sitebuild.find.inputs import DEFAULT_INPUTS, Inputs
+from sitebuild.run.cache import MAX_RUNS, OutputCache, environment_digest, page_key
+from sitebuild.run.runner import Result
 from tests.conftest import fence, page
 
 PAGE = page("Some prose.\n", fence("from kit.greet import greet\nprint(greet())", title="Greeting"))
@@ -239,8 +239,8 @@ def test_a_build_whose_cache_cannot_be_written_warns_and_still_passes(make_site)
 def test_every_field_of_a_result_comes_back_from_the_cache(tmp_path):
     from dataclasses import fields
 
-    from sitebuild.cache import OutputCache
-    from sitebuild.runner import Result
+    from sitebuild.run.cache import OutputCache
+    from sitebuild.run.runner import Result
 
     values = {"output": "out", "problem": "a problem", "exit_code": 3, "killed": ("sleep",), "undecodable": "bytes"}
     assert {f.name for f in fields(Result)} == set(values), "a new Result field: store it, and give it a value here"

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from sitebuild import fences, siteconfig
 from sitebuild.__main__ import main
-from sitebuild.blocks import front_matter_lines, page_blocks
+from sitebuild.find import fences, siteconfig
+from sitebuild.find.blocks import front_matter_lines, page_blocks
 from tests.conftest import COMMAND_TIMEOUT, REPO_ROOT, Run, failure_line, fence, label, page, subprocess_env
 
 SMALL_PAGE = "docs/beginner/cost-and-latency.md"  # a Beginner page: some twenty short blocks, a few seconds

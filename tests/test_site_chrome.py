@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
-from sitebuild.chrome import LINES_PER_MINUTE, WORDS_PER_MINUTE, Chrome, ReadingCounts, course_chrome, reading_counts
-from sitebuild.coursenav import course_pages
+from sitebuild.course.chrome import (
+    LINES_PER_MINUTE,
+    WORDS_PER_MINUTE,
+    Chrome,
+    ReadingCounts,
+    course_chrome,
+    reading_counts,
+)
+from sitebuild.course.coursenav import course_pages
 
 NAV = [
     {"Home": "index.md"},

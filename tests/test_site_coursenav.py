@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from sitebuild.coursenav import CoursePage, NavError, course_pages, nav_pages, page_url, read_config
+from sitebuild.course.coursenav import CoursePage, NavError, course_pages, nav_pages, page_url, read_config
 
 NAV = [
     {"Home": "index.md"},

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sitebuild.coursenav import course_pages
-from sitebuild.crosslinks import check_page, prose, unlinked_mentions
+from sitebuild.course.coursenav import course_pages
+from sitebuild.course.crosslinks import check_page, prose, unlinked_mentions
 from tests.conftest import MKDOCS_YML
 
 NAV = [

@@ -1,4 +1,4 @@
-"""Mermaid diagrams drawn at build time (sitebuild/diagrams.py, sitebuild/draw.py).
+"""Mermaid diagrams drawn at build time (sitebuild/publish/diagrams.py, sitebuild/publish/draw.py).
 
 The build inlines each diagram's approved SVG and fails, naming the page and the diagram, when one is
 missing or no page needs it; `make accept` draws and drops them. A drawing that could run or load
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from sitebuild import diagrams, draw
+from sitebuild.publish import diagrams, draw
 from tests.conftest import REPO_ROOT, page
 
 MERMAID_FENCES = """\
@@ -142,7 +142,7 @@ def test_the_vendored_mermaid_is_kept_out_of_the_site(real_site: Path):
 def test_a_symbol_nothing_uses_is_left_out_and_a_used_one_kept():
     """Mermaid's sequence diagrams define every participant shape; its unused "database" shape's path is
     malformed and Chromium logs an error for it, so the inlined drawing keeps only the symbols it uses."""
-    from sitebuild.diagrams import unused_symbols_removed
+    from sitebuild.publish.diagrams import unused_symbols_removed
 
     svg = ('<svg><defs><symbol id="d-database"><path d="M1 1v-17l.001-.45-.45"/></symbol>'
            '<symbol id="d-actor"><path d="M0 0h1"/></symbol></defs><use href="#d-actor"/></svg>')

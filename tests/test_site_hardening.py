@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from sitebuild.verify import EDITED_SAME, MAX_OUTPUT_CHARS, UNSTABLE
+from sitebuild.verify.outputs import EDITED_SAME, MAX_OUTPUT_CHARS, UNSTABLE
 from tests.conftest import REPO_ROOT, approved_entries, failure_line, fence, label, page, run_command, subprocess_env
 
 pytestmark = pytest.mark.site

@@ -219,9 +219,9 @@ def test_a_stopped_pool_kills_its_running_block_runs_no_more_and_removes_the_scr
     # The core alone, as the hook's handler uses it: no MkDocs, no signal.
     import tempfile
 
-    from sitebuild.blocks import page_blocks
-    from sitebuild.launchers import PagePool, Stopped
-    from sitebuild.verify import run_blocks
+    from sitebuild.find.blocks import page_blocks
+    from sitebuild.run.launchers import PagePool, Stopped
+    from sitebuild.verify.outputs import run_blocks
 
     marker = f"123.{secrets.randbelow(10**6):06d}"
     temporary = tmp_path / "tmp"

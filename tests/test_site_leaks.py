@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sitebuild.leaks import machine_facts, machine_values, redact, secret_values, secrets_in
+from sitebuild.run.leaks import machine_facts, machine_values, redact, secret_values, secrets_in
 from tests.conftest import approved_entries, create_site, fence, page
 
 pytestmark = pytest.mark.site

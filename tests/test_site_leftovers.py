@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from sitebuild.runner import PageSession, run_bash
+from sitebuild.run.runner import PageSession, run_bash
 from tests.conftest import create_site, fence, page
 from tests.test_site_hardening import alive
 
@@ -159,7 +159,7 @@ def test_a_page_session_kills_what_its_blocks_left_when_it_closes_not_before(tmp
 
 def test_kill_tree_kills_everything_below_a_pid_and_leaves_the_pid():
     # What the runner falls back to for a launcher that does not answer: the walk of /proc from its pid.
-    from sitebuild import reaper  # not at the top: bcfcd01 has none, and the tests above fail there on their own
+    from sitebuild.run import reaper  # not at the top: bcfcd01 has none, and the tests above fail there on their own
 
     code = ("import subprocess, time\nchild = subprocess.Popen(['sleep', '179'], env={}, start_new_session=True)\n"
             "print(child.pid, flush=True)\ntime.sleep(60)")

@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from sitebuild.approved import clean, diff
+from sitebuild.verify.approved import clean, diff
 from tests.conftest import failure_line, fence, label, page, run_command, subprocess_env
 
 pytestmark = pytest.mark.site

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from sitebuild.coursenav import course_pages, read_config
-from sitebuild.nextlink import HOME, check_page, expected_next
+from sitebuild.course.coursenav import course_pages, read_config
+from sitebuild.course.nextlink import HOME, check_page, expected_next
 from tests.conftest import MKDOCS_YML
 
 NAV = [

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from sitebuild import marks
 from sitebuild.__main__ import main
+from sitebuild.verify import marks
 from tests.conftest import REPO_ROOT, fence, page
 
 pytestmark = pytest.mark.site
@@ -75,8 +75,8 @@ def test_the_core_imports_no_mkdocs_module_only_the_plugin_and_hook_do():
     from tests.test_site_check import NO_MKDOCS
 
     code = NO_MKDOCS.split("sys.argv")[0] + (
-        "import sitebuild.results, sitebuild.marks, sitebuild.check, sitebuild.siteconfig\n"
-        "try:\n    import sitebuild.plugin\nexcept ImportError:\n    print('the plugin needs MkDocs')\n")
+        "import sitebuild.verify.results, sitebuild.verify.marks, sitebuild.verify.check, sitebuild.find.siteconfig\n"
+        "try:\n    import sitebuild.mkdocs_adapter.plugin\nexcept ImportError:\n    print('the plugin needs MkDocs')\n")
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, env=subprocess_env(), capture_output=True,
                           text=True, timeout=COMMAND_TIMEOUT, check=False)
 
@@ -259,7 +259,7 @@ def test_make_site_runs_the_marks_check_after_the_build():
 def test_a_serve_rebuild_after_an_edit_to_the_machinery_imports_it_anew(make_site, monkeypatch):
     from mkdocs.config import load_config
 
-    from sitebuild import plugin as plugin_module
+    from sitebuild.mkdocs_adapter import plugin as plugin_module
 
     site = make_site({"index.md": page("No blocks.")})
     config = load_config(str(site.config))
@@ -268,16 +268,16 @@ def test_a_serve_rebuild_after_an_edit_to_the_machinery_imports_it_anew(make_sit
     before = {name: module for name, module in sys.modules.items() if name.startswith("sitebuild")}
     try:
         plugin.on_config(config)
-        first = sys.modules["sitebuild.render"]
+        first = sys.modules["sitebuild.render.render"]
         plugin.on_config(config)
-        assert sys.modules["sitebuild.render"] is first  # nothing edited: nothing imported again
+        assert sys.modules["sitebuild.render.render"] is first  # nothing edited: nothing imported again
 
         stamp = plugin_module.machinery_stamp()
         monkeypatch.setattr(plugin_module, "machinery_stamp", lambda: (*stamp, ("render.py", 1, 1)))  # an edit
         plugin.on_config(config)
 
-        assert sys.modules["sitebuild.render"] is not first
-        assert sys.modules["sitebuild.plugin"] is plugin_module
+        assert sys.modules["sitebuild.render.render"] is not first
+        assert sys.modules["sitebuild.mkdocs_adapter.plugin"] is plugin_module
     finally:  # the other tests of this process keep the modules they imported
         for name in [m for m in sys.modules if m.startswith("sitebuild")]:
             del sys.modules[name]

@@ -8,13 +8,14 @@ from pathlib import Path
 import markdown
 import pytest
 
-from sitebuild import notebooks, render
-from sitebuild.blocks import Block, page_blocks
-from sitebuild.chrome import Chrome, course_chrome
-from sitebuild.coursenav import course_pages
-from sitebuild.excerpts import Excerpt, excerpt_paths, kit_excerpts
-from sitebuild.page_prose import pieces
-from sitebuild.syllabus import courses, leads
+from sitebuild.course.chrome import Chrome, course_chrome
+from sitebuild.course.coursenav import course_pages
+from sitebuild.course.syllabus import courses, leads
+from sitebuild.find.blocks import Block, page_blocks
+from sitebuild.publish import notebooks
+from sitebuild.publish.page_prose import pieces
+from sitebuild.render import render
+from sitebuild.render.excerpts import Excerpt, excerpt_paths, kit_excerpts
 
 NAV = [
     {"Home": "index.md"},

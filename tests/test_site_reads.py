@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from sitebuild import reads
+from sitebuild.run import reads
 from tests.conftest import fence, page
 
 pytestmark = pytest.mark.site
@@ -143,7 +143,7 @@ def test_a_record_that_does_not_end_with_its_program_s_exit_is_incomplete(tmp_pa
 
 
 def test_a_page_run_records_what_its_python_and_bash_blocks_read(tmp_path):
-    from sitebuild.runner import PageSession, run_bash
+    from sitebuild.run.runner import PageSession, run_bash
 
     (tmp_path / "kit").mkdir()
     (tmp_path / "kit" / "a.txt").write_text("a\n")

@@ -1,4 +1,4 @@
-"""sitebuild.runner: bash blocks with pipefail and a timeout, python blocks in one interpreter per page."""
+"""sitebuild.run.runner: bash blocks with pipefail and a timeout, python blocks in one interpreter per page."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from sitebuild.leaks import machine_values
-from sitebuild.runner import (
+from sitebuild.run.leaks import machine_values
+from sitebuild.run.runner import (
     MARK_ENV,
     PageSession,
     _leftovers,
@@ -98,7 +98,7 @@ def test_a_leftover_caught_in_the_middle_of_an_exec_is_read_again_until_its_envi
 def test_session_zero_is_no_blocks_session(monkeypatch):
     # Under an init that never called setsid (a container's, CI's sandbox), every process outside a session of
     # its own reports session 0; a scan given session 0 took another test's children for its own (CI, 2026-12-01).
-    import sitebuild.leftovers as leftovers
+    import sitebuild.run.leftovers as leftovers
 
     process = subprocess.Popen(["sleep", "30"], stdin=subprocess.DEVNULL)
     real = leftovers.proc_stat

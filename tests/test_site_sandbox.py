@@ -25,10 +25,10 @@ from pathlib import Path
 
 import pytest
 
-from sitebuild import runner, sandbox
-from sitebuild.blocks import Block
-from sitebuild.inputs import Inputs
-from sitebuild.notebooks import cell_source
+from sitebuild.find.blocks import Block
+from sitebuild.find.inputs import Inputs
+from sitebuild.publish.notebooks import cell_source
+from sitebuild.run import capture, sandbox
 from tests.conftest import COMMAND_TIMEOUT, fence, page
 
 pytestmark = pytest.mark.site
@@ -206,10 +206,10 @@ def test_a_secret_joined_by_a_carriage_return_is_removed(monkeypatch):
     monkeypatch.setenv("ATTACK35_API_KEY", secret)
     printed = f"{'x' * 9}{secret[9:]}\r{secret[:9]}\n".encode()
 
-    output = runner.captured(printed, Path("/nonexistent-root"))
+    output = capture.captured(printed, Path("/nonexistent-root"))
 
     assert "[value of $ATTACK35_API_KEY removed]" in output and secret not in output.replace("\r", "")
-    from sitebuild.approved import clean
+    from sitebuild.verify.approved import clean
     assert secret not in clean(output)
 
 

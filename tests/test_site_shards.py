@@ -15,9 +15,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sitebuild import results, shardio, shards, siteconfig
 from sitebuild.__main__ import main
-from sitebuild.merge import merge
+from sitebuild.find import siteconfig
+from sitebuild.shard import shardio, shards
+from sitebuild.shard.merge import merge
+from sitebuild.verify import results
 from tests.conftest import REPO_ROOT, fence, page
 
 PAGE_NAMES = st.lists(st.from_regex(r"[a-z]{1,8}/[a-z]{1,8}\.md", fullmatch=True), unique=True, max_size=40)

@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from sitebuild.approved import parse
-from sitebuild.guard import WriteGuard
+from sitebuild.run.guard import WriteGuard
+from sitebuild.verify.approved import parse
 from tests.conftest import failure_line, fence, label, page
 from tests.test_site_serve import WAIT, serving, wait_for
 
