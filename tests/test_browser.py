@@ -271,7 +271,7 @@ OPEN_EACH_BOX = """() => [...document.querySelectorAll("article details")].map((
   const summary = box.querySelector(":scope > summary");
   const before = box.open;
   summary.click();
-  const body = box.querySelector(":scope > :not(summary)");
+  const body = box.querySelector(":scope > :not(summary):not([hidden])");  // a verified block's mark is hidden
   const shown = !!body && body.getBoundingClientRect().height > 0;
   return {title: summary.textContent.trim(), before, after: box.open, shown};
 })"""

@@ -54,11 +54,15 @@ def test_the_archive_holds_the_kit_with_its_own_readme_licence_and_project(archi
 def test_the_kit_project_has_the_package_its_test_extra_and_no_site_tools(archive):
     kit = tomllib.loads(read(archive, "pyproject.toml"))
     repo = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    assert {k: v for k, v in kit["project"].items() if k != "readme"} == repo["project"]
+    assert "entry-points" in repo["project"]  # the site's MkDocs plugin: not the kit's
+    assert {k: v for k, v in kit["project"].items() if k != "readme"} == {
+        k: v for k, v in repo["project"].items() if k != "entry-points"}
     assert kit["project"]["readme"] == "README.md"
     assert kit["project"]["license"] == {"text": "MIT"}  # the LICENSE file's licence
     assert "dependency-groups" not in kit
-    assert kit["tool"]["setuptools"] == repo["tool"]["setuptools"]
+    assert kit["tool"]["setuptools"] == {"package-dir": {"": "kit"},
+                                         "packages": {"find": {"where": ["kit"], "include": ["evidencedesk*"]}}}
+    assert "sitebuild" not in read(archive, "pyproject.toml")  # the site's machinery is not the kit's
     assert kit["tool"]["pytest"]["ini_options"]["testpaths"] == ["kit/tests"]
     site_tools = ("mkdocs", "markdown-exec", "playwright")
     assert not [d for d in str(kit).split("'") if d.startswith(site_tools)], kit

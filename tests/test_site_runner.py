@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from sitebuild.run.capture import relative
 from sitebuild.run.leaks import machine_values
 from sitebuild.run.runner import (
     MARK_ENV,
     PageSession,
     _leftovers,
     block_env,
-    relative,
     run_bash,
     start_time,
 )

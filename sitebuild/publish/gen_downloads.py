@@ -200,7 +200,7 @@ def kit_pyproject(repo_pyproject: str) -> str:
     setuptools = dict(repo["tool"]["setuptools"])
     if isinstance(setuptools.get("package-dir"), dict):
         setuptools["package-dir"] = {k: v for k, v in setuptools["package-dir"].items() if k != "sitebuild"}
-    if "packages" in setuptools:  # the kit's package only, not the site's machinery (sitebuild/)
+    if isinstance(setuptools.get("packages"), dict):  # find: the kit's package only, not sitebuild/
         find = dict(setuptools["packages"].get("find", {}))
         if find:
             find["where"] = [w for w in find.get("where", []) if w != "."]
