@@ -208,7 +208,7 @@ def _kill_launch(entry: Launch) -> tuple[str, ...]:
     deadline = time.monotonic() + GONE_WAIT
     while entry.started and _alive(pid, entry.started) and time.monotonic() < deadline:
         time.sleep(0.002)
-    return tuple(sorted(killed + kill_leftovers(pid, entry.mark, entry.started)))
+    return tuple(sorted(killed + kill_leftovers(pid, entry.mark, entry.started, launcher=inner)))
 
 
 @dataclass

@@ -91,14 +91,19 @@ def _settle(unsettled: list[int], marker: bytes) -> list[tuple[int, str]]:
     return found
 
 
-def kill_leftovers(session_id: int, mark: str, since: int = 0) -> tuple[str, ...]:
+def kill_leftovers(session_id: int, mark: str, since: int = 0, launcher: int = 0) -> tuple[str, ...]:
     """Kill what a block left running (see _leftovers); return their names, sorted.
 
     Args:
         session_id: the block's session (its shell's or interpreter's pid); mark: the block's MARK_ENV value.
         since: when the block's first process started (start_time, read while it ran; 0: look at every process).
+        launcher: the pid of the block's launcher, killed already and maybe not dead yet on a busy machine (in
+            the sandbox it shares the session): killed again, never named as something the block left.
     """
-    left = _leftovers(session_id, mark, since)
+    left = [(pid, name) for pid, name in _leftovers(session_id, mark, since) if pid != launcher]
+    if launcher > 0:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(launcher, signal.SIGKILL)
     for pid, _ in left:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
