@@ -35,6 +35,27 @@ SKIPPED = {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".git",
 MISSING = "missing"
 
 DEFAULT_INPUTS = ("kit", "pyproject.toml", "requirements.lock")  # the block inputs unless the plugin names others
+MACHINERY = Path(__file__).resolve().parents[1]  # sitebuild/, every stage of it
+CACHE_DIRS = {"__pycache__", ".pytest_cache", ".hypothesis", ".mypy_cache", ".ruff_cache"}
+
+
+def tree_files(top: Path) -> list[Path]:
+    """The files under a folder, sorted, caches left out (CACHE_DIRS, *.egg-info folders, *.pyc and *.pyo files):
+    the machinery's files for the serve cache's key, a shard's digests and serve's reload of the plugin.
+
+    Args:
+        top: a folder; one that is not there has no files.
+
+    Returns:
+        Paths under top, sorted.
+
+    Example: Path(MACHINERY, "__init__.py") in tree_files(MACHINERY)
+    """
+    found = []
+    for folder, subfolders, names in os.walk(top):
+        subfolders[:] = sorted(d for d in subfolders if d not in CACHE_DIRS and not d.endswith(".egg-info"))
+        found += [Path(folder) / name for name in names if not name.endswith((".pyc", ".pyo"))]
+    return sorted(found)
 
 
 def _skipped(name: str) -> bool:

@@ -49,7 +49,7 @@ from mkdocs.utils.meta import get_data
 from sitebuild.course import chrome, crosslinks, nextlink  # noqa: F401 - chrome: plugin.py calls it through here
 from sitebuild.find import fences, siteconfig
 from sitebuild.find.inputs import Inputs
-from sitebuild.mkdocs_adapter.sitefolder import DIRTY_ENV, empty, site_entries, strays
+from sitebuild.mkdocs_adapter.sitefolder import DIRTY_ENV, site_entries, strays
 from sitebuild.mkdocs_adapter.state import WRITES_FILE, SiteState, keep_writing_pages
 from sitebuild.publish import diagrams, gen_downloads, gen_notebooks
 from sitebuild.render import mdoutput, pagelinks, pagenotes, render
@@ -313,7 +313,7 @@ def on_build_error(error) -> None:
     fences.set_handler(None)
     site = _site
     if site is not None and site.mode == "build" and site.site_dir is not None and any(site_entries(site.site_dir)):
-        empty(site.site_dir)  # every failure, strict mode's warnings included: a failed build publishes nothing
+        marks.empty(site.site_dir)  # every failure, strict mode's warnings included: a failed build publishes nothing
         log.error(f"The site folder {site.site_dir.name}/ was emptied: a failed build publishes nothing.")
 
 
@@ -323,7 +323,7 @@ def on_shutdown() -> None:
     if _site is not None and _site.pool is not None:
         _site.pool.abandon()  # after close(), nothing is left to do
         if _site.interrupted and _site.mode == "build" and _site.site_dir is not None:
-            empty(_site.site_dir)  # an interrupted build failed too: half a site is not published
+            marks.empty(_site.site_dir)  # an interrupted build failed too: half a site is not published
         if _site.interrupted and _site.mode != "serve":
             raise SystemExit(_site.interrupted)
 
@@ -393,7 +393,7 @@ def on_post_build(config) -> None:
                   else "Fix the page or the kit; if an output change is intended, run `make accept`.")
         emptied = ""
         if site.mode == "build":  # what a failed block printed must not wait in the site folder to be published
-            empty(Path(config.site_dir))
+            marks.empty(Path(config.site_dir))
             emptied = (f" The site folder {Path(config.site_dir).name}/ was emptied: a failed build publishes nothing "
                        "(`make serve` shows each failure on its page).")
         raise PluginError(f"{len(on_pages)} verification failure(s) on {pages} page(s){others}; each is logged above "

@@ -23,13 +23,13 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from pathlib import Path
 
 from mkdocs.config import base
 from mkdocs.config import config_options as c
 from mkdocs.plugins import BasePlugin, event_priority
 
 from sitebuild.find import siteconfig
+from sitebuild.find.inputs import MACHINERY, tree_files
 
 MODE_ENV = "SITEBUILD_MODE"  # hook.MODE_ENV: "serve" once on_startup saw `mkdocs serve`
 
@@ -83,9 +83,8 @@ def machinery_stamp() -> tuple:
 
     Example: machinery_stamp()[0][0] == "__init__.py"
     """
-    folder = Path(__file__).resolve().parents[1]  # sitebuild/, every stage of it
-    files = [p for p in folder.rglob("*") if "__pycache__" not in p.parts and p.is_file()]
-    return tuple(sorted((p.relative_to(folder).as_posix(), p.stat().st_mtime_ns, p.stat().st_size) for p in files))
+    return tuple((p.relative_to(MACHINERY).as_posix(), p.stat().st_mtime_ns, p.stat().st_size)
+                 for p in tree_files(MACHINERY) if p.is_file())
 
 
 def _machinery(fresh: bool):

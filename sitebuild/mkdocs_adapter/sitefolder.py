@@ -1,5 +1,5 @@
 """The site folder after a build: what no page or file of the build made is removed (strays), and a failed
-build empties it.
+build empties it (verify/marks.py's empty and remove, the one way this project clears a folder).
 
 Left out: which files a build makes, which MkDocs knows (hook.py hands over its Files and config).
 """
@@ -7,13 +7,13 @@ Left out: which files a build makes, which MkDocs knows (hook.py hands over its 
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 from mkdocs.plugins import get_plugin_logger
 
 from sitebuild.mkdocs_adapter.state import SiteState
 from sitebuild.run.guard import suspects
+from sitebuild.verify.marks import remove
 
 log = get_plugin_logger("verified-blocks")
 DIRTY_ENV = "SITEBUILD_DIRTY"  # "1" while the MkDocs command runs with --dirty (set by hook.on_startup)
@@ -63,17 +63,3 @@ def strays(site: SiteState, config) -> list[str]:
                         "and no page or file of the build made it; it was removed, so nothing unchecked is "
                         "published: a block must not write into the site folder")
     return problems
-
-
-def remove(path: Path) -> None:
-    """Remove a file, a link (never what it points to) or a folder with all it holds."""
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path, ignore_errors=True)
-    else:
-        path.unlink(missing_ok=True)
-
-
-def empty(folder: Path) -> None:
-    """Remove everything inside folder (a link is removed, never what it points to); the folder stays."""
-    for entry in folder.iterdir() if folder.is_dir() else []:
-        remove(entry)

@@ -49,28 +49,18 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from sitebuild.find.blocks import Block
-from sitebuild.find.inputs import Inputs
+from sitebuild.find.inputs import MACHINERY, Inputs, tree_files
 from sitebuild.logs import uncounted
 from sitebuild.run.runner import Result, block_env
 
 FOLDER = Path(".cache") / "sitebuild"
 REUSE_ENV = "SITEBUILD_REUSE"  # "1": a build outside serve mode reads the cache too (the site's own tests only)
-MACHINERY = Path(__file__).resolve().parents[1]  # sitebuild/, every stage of it
 LOCK = "requirements.lock"
 MAX_RUNS = 8  # runs kept per page, newest first
 MAX_BYTES = 1_000_000  # of one page's entry; the oldest runs are dropped first (the newest is always kept)
 
 
 log = uncounted("sitebuild.cache")  # a store that fails is a warning that never fails a build (logs.py)
-
-def _files(path: Path) -> list[Path]:
-    """The machinery's files, sorted; caches left out."""
-    found = []
-    for folder, subfolders, names in os.walk(path):
-        subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
-        found += [Path(folder) / name for name in names if not name.endswith(".pyc")]
-    return sorted(found)
-
 
 def environment_digest(root: Path, inputs: list[str] | tuple[str, ...], default_timeout: float) -> str:
     """A digest of what every run of a page depends on besides its blocks (see the module docstring).
@@ -90,7 +80,7 @@ def environment_digest(root: Path, inputs: list[str] | tuple[str, ...], default_
     digest.update(json.dumps(sorted(block_env(root, scratch=Path("<scratch>")).items())).encode())
     lock = root / LOCK
     digest.update(b"\0lock\0" + (lock.read_bytes() if lock.is_file() else b"(none)"))
-    for file in _files(MACHINERY):
+    for file in tree_files(MACHINERY):
         digest.update(f"\0{file.relative_to(MACHINERY.parent).as_posix()}\0".encode())
         digest.update(file.read_bytes())
     return digest.hexdigest()

@@ -4,5 +4,5 @@
 - shardio.py: what each shard records beside its results (its inputs' digests, failures of no page).
 - merge.py: `python -m sitebuild merge`, which refuses results that do not fit together.
 
-Imports verify/results.py only; never MkDocs.
+Imports find/ and verify/results.py only; never MkDocs.
 """

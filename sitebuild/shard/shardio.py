@@ -20,17 +20,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import platform
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sitebuild.find.inputs import MACHINERY, tree_files
 from sitebuild.shard.shards import DURATIONS_FILE
 from sitebuild.verify import results
 
 SHARD_FILE = "shard.json"
-MACHINERY = Path(__file__).resolve().parents[1]  # sitebuild/, every stage of it
-_SKIPPED_DIRS = {"__pycache__", ".pytest_cache", ".hypothesis", ".mypy_cache", ".ruff_cache"}
 
 
 class ResultsError(ValueError):
@@ -44,11 +42,7 @@ def _tree_digest(top: Path, base: Path, skip: tuple[Path, ...] = ()) -> str:
     if top.is_file():
         files = [top]
     elif top.is_dir():
-        files = []
-        for folder, subfolders, names in os.walk(top):
-            subfolders[:] = sorted(d for d in subfolders if d not in _SKIPPED_DIRS and not d.endswith(".egg-info"))
-            files += [Path(folder) / n for n in names if not n.endswith((".pyc", ".pyo"))]
-        files.sort()
+        files = tree_files(top)
     else:
         return "missing"
     for file in files:

@@ -103,10 +103,18 @@ def empty(folder: Path) -> None:
     Example: empty(Path("site"))  # site/ is there, and empty
     """
     for entry in folder.iterdir() if folder.is_dir() else []:
-        if entry.is_dir() and not entry.is_symlink():
-            shutil.rmtree(entry, ignore_errors=True)
-        else:
-            entry.unlink(missing_ok=True)
+        remove(entry)
+
+
+def remove(path: Path) -> None:
+    """Remove a file, a link (never what it points to) or a folder with all it holds.
+
+    Example: remove(Path("site/stray.html"))  # gone, whatever it was
+    """
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
 
 
 def check_marks(site_dir: Path, data_dir: Path, out=print) -> int:
