@@ -10,7 +10,7 @@ READY := $(VENV)/.ready
 
 site: $(READY)  ## build the site into site/, running and verifying every block; then check every block is marked verified
 	$(BIN)/mkdocs build --strict
-	$(BIN)/python -m sitebuild marks site
+	$(BIN)/python -m sitebuild marks
 
 test: $(READY)  ## pytest on tests/: the site, a strict build of the real site, the browser, and the kit's tests in a fresh install of the download; one worker per CPU, plus one
 	PYTHONHASHSEED=0 $(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder

@@ -5,8 +5,9 @@
 output matches, 1 on a failure, 2 on bad usage; with --results, each page's results go into DIR (results.py), which
 the plugin's `results:` option renders the site from.
 
-`python -m sitebuild marks [site]` (run by `make site` after the build): every page with approved blocks in data/
-must mark each of them as verified in the built site, else it names the pages and empties the folder (marks.py).
+`python -m sitebuild marks [SITE]` (run by `make site` after the build; SITE defaults to mkdocs.yml's site_dir):
+every built page with executed blocks must mark each of them as verified and be the file the verifying build
+recorded, else it names the pages and empties the folder (marks.py).
 
 `python -m sitebuild check --shard I/N --results DIR` runs only shard I of N of the nav's pages (balanced by the
 durations recorded in data/durations.json, which `check --record-durations` writes; shards.py);
@@ -89,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m sitebuild", description=__doc__.splitlines()[0])
     parser.add_argument("command", choices=["accept", "bench", "check", "marks", "merge"])
     parser.add_argument("site", nargs="*", default=[], metavar="DIR",
-                        help="marks: the built site's folder (default site); merge: the shards' results folders")
+                        help="marks: the built site's folder (default: mkdocs.yml's site_dir); merge: the shards' "
+                        "results folders")
     parser.add_argument("-f", "--config-file", default="mkdocs.yml", help="the site's mkdocs.yml")
     parser.add_argument("--runs", type=int, default=3, help="bench: runs per page (default 3)")
     parser.add_argument("--compare", action="store_true", help="bench: the build's benchmark (see sitebuild/bench.py)")
@@ -120,8 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "marks":
         from sitebuild.verify.marks import check_marks
 
-        return check_marks(Path(args.site[0] if args.site else "site"),
-                           Path(args.config_file).resolve().parent / "data")
+        return check_marks(args.config_file, Path(args.site[0]) if args.site else None)
     if args.command == "merge":
         if not args.site or not args.into:
             parser.error("merge needs the shards' results folders and --into DIR")

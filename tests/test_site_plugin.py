@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from sitebuild.__main__ import main
-from sitebuild.verify import marks
+from sitebuild.find import siteconfig
+from sitebuild.find.inputs import Inputs
+from sitebuild.verify import marks, results, stale
 from tests.conftest import REPO_ROOT, fence, page
 
 pytestmark = pytest.mark.site
@@ -52,6 +54,20 @@ def test_an_option_out_of_range_is_a_config_error_naming_it(make_site):
 
     assert built.code == 1, built
     assert "Plugin 'verified-blocks' option 'block_jobs': expected a whole number from 1 to 256, got 0" in built.output
+
+
+@pytest.mark.parametrize("enabled", ["false", "0", "no"])
+def test_enabled_false_is_refused_not_obeyed(make_site, capsys, enabled):
+    site = make_site({"index.md": page(fence("print(1)"))})
+    site.options(enabled=enabled)  # MkDocs' generic option would leave the plugin out without a word
+
+    built = site.build()
+
+    assert built.code == 1, built
+    assert "Plugin 'verified-blocks' option 'enabled': expected true or no setting" in built.output, built
+    assert "Aborted with a configuration error!" in built.output
+    code, output = run_main(capsys, "check", "-f", str(site.config))
+    assert code == 2 and "option 'enabled': expected true or no setting" in output, output
 
 
 def test_check_reads_the_plugins_options_and_refuses_an_unknown_one(make_site, capsys):
@@ -183,6 +199,53 @@ def test_stale_results_are_refused_naming_the_page_and_what_changed(make_site, t
     assert "docs/index.md: the page's source changed since the check" in page_edited.output
 
 
+def test_results_are_stale_once_a_file_outside_the_block_inputs_that_a_block_read_changes(make_site, tmp_path,
+                                                                                          capsys):
+    site = make_site({"index.md": page(fence("grep -c Page mkdocs.yml notes.txt", "bash"), fence("print(1)"))})
+    site.write("notes.txt", "Page one\n")
+    site.options(block_inputs="[pyproject.toml]")  # neither mkdocs.yml nor notes.txt is a block input
+    assert site.accept().code == 0
+    folder = tmp_path / "results"
+    assert run_main(capsys, "check", "-f", str(site.config), "--results", str(folder))[0] == 0
+    stored = json.loads((folder / "pages" / "index.md.json").read_text(encoding="utf-8"))
+    assert {"mkdocs.yml", "notes.txt"} <= set(stored["outside"]), stored["outside"]
+    assert not any(path.startswith(("docs/", ".venv", "data/")) for path in stored["outside"]), stored["outside"]
+    site.options(results=str(folder))  # mkdocs.yml changes here: what the block grepped
+    assert "mkdocs.yml (read by its blocks) changed since the check" in site.build().output
+    assert run_main(capsys, "check", "-f", str(site.config), "--results", str(folder))[0] == 0
+    assert site.build().code == 0
+
+    site.write("notes.txt", "Page one\nPage two\n")  # the approved output still says 1: the stored one is stale
+    built = site.build()
+
+    assert built.code == 1, built
+    assert "docs/index.md: notes.txt (read by its blocks) changed since the check" in built.output
+
+
+def test_results_made_with_other_settings_python_or_machinery_are_refused(make_site, tmp_path, capsys):
+    site = make_site({"index.md": page(fence("print(1)"))})
+    assert site.accept().code == 0
+    folder = tmp_path / "results"
+    assert run_main(capsys, "check", "-f", str(site.config), "--results", str(folder))[0] == 0
+    loaded = siteconfig.load(site.config)
+    inputs = Inputs(site.root, loaded.settings.inputs)
+
+    def current(memory: int = loaded.settings.memory):
+        return stale.current(folder, site.config, site.docs, inputs, loaded.settings.timeout, memory, ["index.md"])
+
+    assert list(current()) == ["index.md"]
+    with pytest.raises(results.ResultsError, match="block_memory 4096; this build has 512"):
+        current(512)
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    for field, value, said in [("python", "3.10.0", "Python 3.10.0"), ("machinery", "0" * 64, "the machinery's")]:
+        (folder / "manifest.json").write_text(json.dumps({**manifest, field: value}), encoding="utf-8")
+        with pytest.raises(results.ResultsError, match=said):
+            current()
+    (folder / "manifest.json").write_text(json.dumps({**manifest, "format": 1}), encoding="utf-8")
+    with pytest.raises(results.ResultsError, match="results of format 1; this build reads 2"):
+        current()
+
+
 def test_a_results_folder_that_is_not_there_is_refused(make_site, tmp_path):
     site = make_site({"index.md": page(fence("print(1)"))})
     site.options(results=str(tmp_path / "nowhere"))
@@ -218,7 +281,7 @@ def test_each_executed_block_is_marked_once_with_its_key(make_site):
     html = site.html()
     assert len(keys) == 3
     assert sorted(marks.MARK.findall(html)) == sorted(keys)
-    assert marks.unverified(site.out, site.data) == []
+    assert marks.unverified(siteconfig.load(site.config), site.out) == []
 
 
 def test_a_failing_block_is_not_marked(make_site):
@@ -232,25 +295,101 @@ def test_a_failing_block_is_not_marked(make_site):
     assert len(marks.MARK.findall(site.html())) == 1
 
 
+def without_plugin(site) -> None:
+    site.write("mkdocs.yml", site.config.read_text(encoding="utf-8").replace("  - verified-blocks\n", ""))
+
+
 def test_a_site_built_without_the_plugin_fails_the_marks_check_naming_the_page_and_is_emptied(make_site, capsys):
     site = make_site({"index.md": page(fence("print(1)")), "other.md": page("No blocks.", title="Other")})
     assert site.accept().code == 0
-    site.write("mkdocs.yml", site.config.read_text(encoding="utf-8").replace("  - verified-blocks\n", ""))
+    assert site.build().code == 0
+    without_plugin(site)
     assert site.build().code == 0  # markdown-exec alone renders the page, verifying nothing
 
     code, output = run_main(capsys, "marks", str(site.out), "-f", str(site.config))
 
     assert code == 1, output
-    assert "docs/index.md: 1 of its 1 approved block(s) are not marked as verified on index.html" in output
+    assert "docs/index.md: 1 of its 1 executed block(s) are not marked as verified on index.html" in output
     assert "other.md" not in output
     assert "The site folder" in output and not any(site.out.iterdir())
+
+
+def test_without_the_plugin_and_without_data_the_marks_check_still_fails(make_site, capsys):
+    site = make_site({"index.md": page(fence("print(1)")), "new.md": page(fence("print(2)"), title="New")})
+    without_plugin(site)  # and no approved outputs at all: the blocks are found in the pages themselves
+    assert site.build().code == 0 and not site.data.exists()
+
+    code, output = run_main(capsys, "marks", str(site.out), "-f", str(site.config))
+
+    assert code == 1, output
+    assert "docs/index.md: 1 of its 1 executed block(s) are not marked" in output
+    assert "docs/new.md: 1 of its 1 executed block(s) are not marked" in output
+
+
+def test_hand_typed_marks_fail_the_marks_check(make_site, capsys):
+    site = make_site({"index.md": page(fence("print(1)"))})
+    assert site.accept().code == 0
+    key = next(line.split()[1] for line in site.approved().splitlines() if line.startswith("--- "))
+    without_plugin(site)
+    site.write("docs/index.md", site.docs.joinpath("index.md").read_text(encoding="utf-8")
+               + f'\n<div data-verified="{key}" hidden></div>\n')
+    assert site.build().code == 0
+    assert f'data-verified="{key}"' in site.html()  # the mark is there, typed by hand
+
+    code, output = run_main(capsys, "marks", str(site.out), "-f", str(site.config))
+
+    assert code == 1, output
+    assert ("docs/index.md: no build with the verified-blocks plugin recorded verifying its blocks on index.html"
+            in output)
+
+
+def test_a_page_changed_after_the_verifying_build_fails_the_marks_check(make_site, capsys):
+    site = make_site({"index.md": page(fence("print(1)"))})
+    assert site.accept().code == 0
+    assert site.build().code == 0
+    assert run_main(capsys, "marks", str(site.out), "-f", str(site.config))[0] == 0
+    built = site.out / "index.html"
+    built.write_text(built.read_text(encoding="utf-8").replace("</body>", "<p>Added.</p></body>"), encoding="utf-8")
+
+    code, output = run_main(capsys, "marks", str(site.out), "-f", str(site.config))
+
+    assert code == 1, output
+    assert "docs/index.md: index.html is not the page the verifying build wrote" in output
+
+
+def test_a_failed_build_leaves_no_record_to_vouch_for_an_older_site(make_site, capsys):
+    site = make_site({"index.md": page(fence("print(1)"))})
+    assert site.accept().code == 0
+    assert site.build().code == 0
+    record = marks.record_path(site.root, site.out)
+    assert json.loads(record.read_text(encoding="utf-8"))["pages"]["index.md"]["file"] == "index.html"
+    site.write("data/index.txt", site.approved().replace("\n1\n", "\n2\n"))
+
+    assert site.build().code == 1
+
+    assert not record.exists()
+
+
+def test_marks_reads_the_site_folder_mkdocs_yml_names(make_site, capsys, monkeypatch):
+    site = make_site({"index.md": page(fence("print(1)"))})
+    assert site.accept().code == 0
+    site.write("mkdocs.yml", site.config.read_text(encoding="utf-8") + f"site_dir: ../{site.out.name}\n")
+    without_plugin(site)
+    assert site.build().code == 0
+    (site.root / "site").mkdir()  # an empty site/ beside it, which the check must not take for the site
+    monkeypatch.chdir(site.root)
+
+    code, output = run_main(capsys, "marks", "-f", str(site.config))
+
+    assert code == 1, output
+    assert "not marked as verified on index.html" in output and not any(site.out.iterdir())
 
 
 def test_make_site_runs_the_marks_check_after_the_build():
     makefile = (REPO_ROOT / "Makefile").read_text(encoding="utf-8")
     recipe = makefile.split("\nsite:", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
     assert [line.strip() for line in recipe] == ["$(BIN)/mkdocs build --strict",
-                                                 "$(BIN)/python -m sitebuild marks site"]
+                                                 "$(BIN)/python -m sitebuild marks"]
 
 
 # make serve: a rebuild imports the machinery anew -----------------------------------------------------------------

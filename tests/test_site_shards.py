@@ -112,14 +112,16 @@ def page_results(uri: str, failing: list[str], lock: str = LOCK) -> results.Page
                                    problem="", exit_code=0, killed=[], undecodable="", outcome=outcome)
 
     blocks = [block(1, results.PASSED)] + [block(n, outcome) for n, outcome in enumerate(failing, 2)]
-    return results.PageResults(page=uri, digests=results.Digests(page="d" * 64, inputs="e" * 64, lock=lock),
-                               blocks=blocks, problems=[], reads=None, seconds=1.0)
+    return results.PageResults(page=uri, digests=results.Digests(page="d" * 64, inputs="e" * 64, lock=lock,
+                                                                       site="f" * 64),
+                               blocks=blocks, problems=[], reads=None, outside=None, seconds=1.0)
 
 
 def shard_folder(folder: Path, label: str, pages: dict[str, list[str]], digests: dict | None = None,
                  problems: list[str] | None = None, lock: str = LOCK) -> Path:
     """A results folder as `check --shard LABEL --results folder` writes it: pages -> their failing outcomes."""
-    results.write(folder, 60.0, ["kit"], [page_results(uri, failing, lock) for uri, failing in pages.items()])
+    results.write(folder, results.environment(60.0, ["kit"], 4096),
+                  [page_results(uri, failing, lock) for uri, failing in pages.items()])
     shardio.write_shard(folder, label, digests or DIGESTS, problems or [])
     return folder
 

@@ -58,6 +58,29 @@ def tree_files(top: Path) -> list[Path]:
     return sorted(found)
 
 
+def tree_digest(top: Path, base: Path, skip: tuple[Path, ...] = ()) -> str:
+    """SHA-256 of a file or a folder: each regular file's path (relative to base) and bytes, sorted (tree_files:
+    caches and *.egg-info left out, links not read); "missing" when top is not there.
+
+    Args:
+        top: a file or folder; base: what the paths in the digest are relative to; skip: files left out.
+
+    Example: tree_digest(MACHINERY, MACHINERY.parent)  # 64 hex digits, the same on every machine
+    """
+    digest = hashlib.sha256()
+    if top.is_file():
+        files = [top]
+    elif top.is_dir():
+        files = tree_files(top)
+    else:
+        return MISSING
+    for file in files:
+        if file.is_file() and not file.is_symlink() and file not in skip:
+            digest.update(f"\0{file.relative_to(base).as_posix()}\0".encode())
+            digest.update(file.read_bytes())
+    return digest.hexdigest()
+
+
 def _skipped(name: str) -> bool:
     return name in SKIPPED or name.endswith(".pyc")
 

@@ -34,11 +34,13 @@ except ImportError:  # pragma: no cover
     from yaml import SafeLoader as FastSafeLoader
 
 from sitebuild.find import fences
+from sitebuild.find.blocks import Block, BlockError, front_matter_lines, page_blocks
 from sitebuild.find.inputs import DEFAULT_INPUTS
 
 DEFAULT_MEMORY = 4096  # MB of address space a process of a page may take (the plugin's block_memory)
 PLUGIN = "verified-blocks"  # the site's MkDocs plugin (mkdocs_adapter/plugin.py), as mkdocs.yml's plugins name it
-OPTIONS = ("block_timeout", "block_jobs", "block_inputs", "block_memory", "results", "downloads")  # its options
+OPTIONS = ("block_timeout", "block_jobs", "block_inputs", "block_memory", "results", "downloads",
+           "enabled")  # its options
 BUILTIN_EXTENSIONS = ["toc", "tables", "fenced_code"]  # MkDocs puts these before mkdocs.yml's markdown_extensions
 MARKDOWN_EXEC = "markdown-exec"
 # markdown-exec's languages (markdown_exec.formatters), the default of its `languages` setting; importing
@@ -102,6 +104,9 @@ def check_option(name: str, value):
         raise SettingError(f"expected a list of paths relative to mkdocs.yml, got {value!r}")
     if name == "downloads" and not isinstance(value, bool):
         raise SettingError(f"expected true or false, got {value!r}")
+    if name == "enabled" and value is not True:  # MkDocs' generic `enabled: false` would skip it without a word
+        raise SettingError(f"expected true or no setting, got {value!r}: a site built without this plugin is not "
+                           "verified, and `make site`'s marks check fails it")
     if name == "results" and (not isinstance(value, str) or not value):
         raise SettingError(f"expected a folder of check results (python -m sitebuild check --results), got {value!r}")
     return value
@@ -222,6 +227,7 @@ class Site:
 
     Attributes:
         config_file: mkdocs.yml; root: its folder; docs_dir: the pages; data_dir: the approved outputs;
+        site_dir: where a build writes the site (mkdocs.yml's site_dir, default site);
         pages: each page of the nav (src_uri, e.g. "beginner/x.md"), in nav order, once; with no nav, every
             Markdown file under docs_dir, sorted, as MkDocs' own nav lists them;
         watch: the folders and files `make serve` watches (mkdocs.yml's watch), absolute;
@@ -233,6 +239,7 @@ class Site:
     root: Path
     docs_dir: Path
     data_dir: Path
+    site_dir: Path
     pages: list[str]
     watch: list[Path]
     settings: BlockSettings
@@ -330,4 +337,28 @@ def load(config_file: str | Path) -> Site:
     except SettingError as error:
         raise SettingError(f"{config_file}: {error}") from None
     watch = [(root / str(w)).resolve() for w in conf.get("watch") or []]
-    return Site(path, root, docs_dir, root / "data", pages, watch, settings, markdown_factory(conf))
+    site_dir = (root / str(conf.get("site_dir") or "site")).resolve()
+    return Site(path, root, docs_dir, root / "data", site_dir, pages, watch, settings, markdown_factory(conf))
+
+
+def read_page(site: Site, src_uri: str) -> tuple[list[Block], list[str]]:
+    """A page's executed blocks as a build finds them, or why they cannot be read.
+
+    Args:
+        site: the site (load()); src_uri: the page under its docs folder, e.g. "beginner/x.md".
+
+    Returns:
+        (its blocks, []) or ([], [why]): the file cannot be read, or a block's fence or options are wrong
+        (blocks.BlockError's message).
+
+    Example: read_page(load("mkdocs.yml"), "index.md") == ([], [])
+    """
+    try:
+        source = (site.docs_dir / src_uri).read_text(encoding="utf-8-sig")  # as MkDocs reads a page
+    except (OSError, UnicodeDecodeError) as error:
+        return [], [f"cannot be read: {error}"]
+    markdown = page_markdown(source)
+    try:
+        return page_blocks(markdown, site.make_markdown, front_matter_lines(source, markdown)), []
+    except BlockError as error:
+        return [], [str(error)]

@@ -8,7 +8,7 @@ python and bash at this machinery. A build goes:
    are added to the build's files (gen_downloads.py, gen_notebooks.py). Each page is read as MkDocs will read
    it, and Markdown finds its executed blocks (blocks.page_blocks); each page's blocks are queued to run in a
    pool of `block_jobs` workers (default: one per CPU), one fresh interpreter per page. With `results:`, no
-   block runs: each page's results are read from the check's folder, refused when stale (results.current).
+   block runs: each page's results are read from the check's folder, refused when stale (stale.current).
    In `make serve`, a page whose run would be the same as last time reuses its cached results instead
    (cache.py); every build stores the runs that passed, with what each read (audit.py), so the first serve
    after `make site` is warm.
@@ -50,13 +50,13 @@ from sitebuild.course import chrome, crosslinks, nextlink  # noqa: F401 - chrome
 from sitebuild.find import fences, siteconfig
 from sitebuild.find.inputs import Inputs
 from sitebuild.mkdocs_adapter.sitefolder import DIRTY_ENV, site_entries, strays
-from sitebuild.mkdocs_adapter.state import WRITES_FILE, SiteState, keep_writing_pages
+from sitebuild.mkdocs_adapter.state import WRITES_FILE, SiteState, diagram_files, keep_writing_pages
 from sitebuild.publish import diagrams, gen_downloads, gen_notebooks
 from sitebuild.render import mdoutput, pagelinks, pagenotes, render
 from sitebuild.run import audit, cache, reads, sandbox
 from sitebuild.run.guard import WROTE, site_guard
 from sitebuild.run.launchers import PagePool
-from sitebuild.verify import approved, marks, results
+from sitebuild.verify import approved, marks, results, stale
 from sitebuild.verify.outputs import PageReport, accept, refuse_unstable, verify
 
 log = get_plugin_logger("verified-blocks")
@@ -99,6 +99,8 @@ def on_config(config, options) -> object:
                       results_dir=(root / settings.results) if settings.results and mode != "accept" else None)
     if settings.results and mode == "accept":
         log.info(f"results: {settings.results} is not read: `make accept` runs every block, twice")
+    if mode == "build":  # a build that does not end well leaves no record of verifying anything (marks.py)
+        marks.forget(root, Path(config.site_dir))
     if mode == "serve":
         config.strict = False  # serving goes on through failures; they show on the page instead
         _site.warnings = pagenotes.watch_mkdocs_warnings()
@@ -139,10 +141,10 @@ def on_files(files, config):
     site.snapshot = Inputs(site.root, site.inputs)
     if site.snapshot.skipped:
         log.info(f"block inputs: listed, not read: {', '.join(site.snapshot.skipped)}")
-    if site.results_dir is not None:  # render from a check's results, refused when they are stale (results.py)
+    if site.results_dir is not None:  # render from a check's results, refused when they are stale (stale.py)
         try:
-            site.stored = results.current(site.results_dir, site.root, site.docs_dir, site.snapshot, site.timeout,
-                                          [f.src_uri for f in files.documentation_pages()])
+            site.stored = stale.current(site.results_dir, Path(config.config_file_path), site.docs_dir, site.snapshot,
+                                        site.timeout, site.memory, [f.src_uri for f in files.documentation_pages()])
         except results.ResultsError as error:
             raise PluginError(str(error)) from None
     # Every run but accept's records what it read (audit.py; SITEBUILD_TRACE=strace: strace, reads.py; 0: off).
@@ -276,28 +278,14 @@ def on_page_content(html_text: str, page, config, files) -> str:
     return summary + boxes + html_text
 
 
-def _diagram_files(site: SiteState) -> list[str]:
-    """Accept mode: draw the diagrams without an approved drawing and drop the drawings no page needs; return what
-    changed. Otherwise: each drawing no page needs is a problem (not in a --dirty build, which sees some pages)."""
-    changes = []
-    if site.mode == "accept" and site.undrawn:
-        from sitebuild.publish import draw  # Playwright and Chromium: needed only to draw
-
-        try:
-            changes += [f"{site.rel(site.data_dir)}/{diagrams.FOLDER}/{line}" for line in draw.write(site.data_dir,
-                                                                                                   site.undrawn)]
-        except draw.DrawError as error:
-            site.problems.append(f"drawing {len(site.undrawn)} new diagram(s) failed: {error}")
-    if site.dirty or site.interrupted:
-        return changes
-    for path in diagrams.stale(site.data_dir, set(site.diagrams)):
-        if site.mode == "accept":
-            path.unlink()
-            changes.append(f"{site.rel(path)}: removed (no page draws this diagram)")
-        else:
-            site.problems.append(f"{site.rel(path)} is the drawing of a diagram no page holds; run `make accept` to "
-                                 "remove it")
-    return changes
+def on_post_page(output: str, page) -> str:
+    """A built page as MkDocs writes it: recorded, with the blocks it verified, for the marks check (marks.py)."""
+    if _site.mode == "build":
+        report = _site.reports.get(page.file.src_uri)
+        _site.written[page.file.src_uri] = {"file": page.file.dest_uri, "sha256": marks.written_digest(output),
+                                            "verified": [o.block.key for o in report.outcomes if not o.problem]
+                                            if report else []}
+    return output
 
 
 def _interrupt(signum: int, stop) -> None:
@@ -312,6 +300,8 @@ def on_build_error(error) -> None:
         _site.pool.abandon()  # the build failed: its running blocks are killed, not waited for
     fences.set_handler(None)
     site = _site
+    if site is not None and site.mode == "build" and site.site_dir is not None:
+        marks.forget(site.root, site.site_dir)  # strict mode's count of warnings fails the build after post_build
     if site is not None and site.mode == "build" and site.site_dir is not None and any(site_entries(site.site_dir)):
         marks.empty(site.site_dir)  # every failure, strict mode's warnings included: a failed build publishes nothing
         log.error(f"The site folder {site.site_dir.name}/ was emptied: a failed build publishes nothing.")
@@ -367,7 +357,7 @@ def on_post_build(config) -> None:
                 f"{site.rel(path)} holds approved outputs of a page that does not exist; "
                 "run `make accept` to remove it"
             )
-    changes += _diagram_files(site)
+    changes += diagram_files(site)
     site.problems.extend(strays(site, config))
     if site.mode != "accept":
         site.problems.extend(_approved_changed(site))
@@ -398,3 +388,8 @@ def on_post_build(config) -> None:
                        "(`make serve` shows each failure on its page).")
         raise PluginError(f"{len(on_pages)} verification failure(s) on {pages} page(s){others}; each is logged above "
                           f"with where it is and why. {advice}{emptied}")
+    if site.mode == "build" and not site.dirty:  # what `make site`'s marks check holds the built pages to (marks.py)
+        try:
+            marks.write_record(site.root, Path(config.site_dir), site.written)
+        except OSError as error:  # not the build's failure: `python -m sitebuild marks` then fails, naming the record
+            cache.log.warning(f"the record of the verified pages could not be written: {error}")

@@ -65,6 +65,7 @@ class VerifiedBlocksConfig(base.Config):
     block_memory = _Option("block_memory")  # MB of address space per process of a page (default 4096; 0: no limit)
     results = _Option("results")  # a folder of `python -m sitebuild check --results`: render from it, run nothing
     downloads = _Option("downloads")  # true: the kit download and each course page's notebook and script
+    enabled = _Option("enabled")  # declared so that MkDocs' generic `enabled: false` is refused, never obeyed
 
     def validate(self):
         """MkDocs' validation, with each "Unrecognised configuration name" warning made an error.
@@ -127,6 +128,10 @@ class VerifiedBlocksPlugin(BasePlugin[VerifiedBlocksConfig]):
 
     def on_page_content(self, html, *, page, config, files):
         return self._hook.on_page_content(html, page, config, files)
+
+    @event_priority(-100)  # after every other plugin's: the page as MkDocs writes it
+    def on_post_page(self, output, *, page, config):
+        return self._hook.on_post_page(output, page)
 
     def on_env(self, env, *, config, files):
         return self._hook.chrome.on_env(env, config, files)

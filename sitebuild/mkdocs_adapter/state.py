@@ -95,6 +95,7 @@ class SiteState:
     downloads: bool = False  # the plugin's downloads option: the kit download, each page's notebook and script
     results_dir: Path | None = None  # the plugin's results option: render from this check's results, run nothing
     stored: dict[str, results.PageResults] = field(default_factory=dict)  # src_uri -> its check results
+    written: dict[str, dict] = field(default_factory=dict)  # build mode: src_uri -> its record (marks.write_record)
 
     def rel(self, path: Path) -> str:
         return path.resolve().relative_to(self.root).as_posix()
@@ -137,6 +138,30 @@ class SiteState:
         else:
             done.set_result((results.to_results(page), None, None, ""))
         return PagePlan(markdown, blocks, problems, done, reused=True)
+
+
+def diagram_files(site: SiteState) -> list[str]:
+    """Accept mode: draw the diagrams without an approved drawing and drop the drawings no page needs; return what
+    changed. Otherwise: each drawing no page needs is a problem (not in a --dirty build, which sees some pages)."""
+    changes = []
+    if site.mode == "accept" and site.undrawn:
+        from sitebuild.publish import draw  # Playwright and Chromium: needed only to draw
+
+        try:
+            changes += [f"{site.rel(site.data_dir)}/{diagrams.FOLDER}/{line}" for line in draw.write(site.data_dir,
+                                                                                                   site.undrawn)]
+        except draw.DrawError as error:
+            site.problems.append(f"drawing {len(site.undrawn)} new diagram(s) failed: {error}")
+    if site.dirty or site.interrupted:
+        return changes
+    for path in diagrams.stale(site.data_dir, set(site.diagrams)):
+        if site.mode == "accept":
+            path.unlink()
+            changes.append(f"{site.rel(path)}: removed (no page draws this diagram)")
+        else:
+            site.problems.append(f"{site.rel(path)} is the drawing of a diagram no page holds; run `make accept` to "
+                                 "remove it")
+    return changes
 
 
 WRITES_FILE = "writes.json"  # in the serve cache: the pages whose blocks wrote into guarded files last rebuild

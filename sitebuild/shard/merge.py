@@ -98,11 +98,11 @@ def merge(folders: list[Path], into: Path, nav: list[str], out: Callable[[str], 
         return MISFIT_EXIT
     by_page = {page: shard for shard in shards for page in shard.pages}
     first = shards[0].manifest
-    results.write(into, first.block_timeout, first.block_inputs,
+    results.write(into, {name: getattr(first, name) for name in results.ENVIRONMENT},
                   [by_page[page].pages[page] for page in nav + sorted(set(by_page) - set(nav))])
     problems = list(dict.fromkeys(p for shard in shards for p in shard.problems))  # each shard sees the same ones
     shard_digests = {k: v for k, v in shards[0].digests.items()
-                     if k not in ("block_timeout", "block_inputs", "block inputs", "requirements.lock")}
+                     if k not in shardio.MANIFEST_DIGESTS}
     shardio.write_shard(into, None, shard_digests, problems, merged=[s.shard or str(s.folder) for s in shards])
     failed = {page: by_page[page] for page in nav if page in by_page and by_page[page].failed.get(page)}
     failures = [f"{message}  [{shard.name}]" for page, shard in failed.items()
@@ -117,5 +117,6 @@ def merge(folders: list[Path], into: Path, nav: list[str], out: Callable[[str], 
             + (f" and {len(problems)} other problem(s)" if problems else "")
             + "; each is shown above, and the merged results carry them")
         return MISFIT_EXIT
-    out(f"merge: merged {where}; every output matches its approved one")
+    out(f"merge: merged {where}; no shard reported a failure (the build verifies each stored output against data/ "
+        "and the checkout again, and refuses results that do not match it)")
     return 0

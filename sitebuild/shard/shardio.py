@@ -24,32 +24,16 @@ import platform
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sitebuild.find.inputs import MACHINERY, tree_files
+from sitebuild.find.inputs import MACHINERY, tree_digest
 from sitebuild.shard.shards import DURATIONS_FILE
 from sitebuild.verify import results
 
 SHARD_FILE = "shard.json"
+MANIFEST_DIGESTS = ("block_timeout", "block_inputs", "block_memory", "machinery", "block inputs", "requirements.lock")
 
 
 class ResultsError(ValueError):
     """A results folder that cannot be read (results.read's error, or a shard.json that is not JSON)."""
-
-
-def _tree_digest(top: Path, base: Path, skip: tuple[Path, ...] = ()) -> str:
-    """SHA-256 of a file or folder: each regular file's path (relative to base) and bytes, sorted; caches and
-    egg-info left out (an editable install writes kit/*.egg-info on each machine)."""
-    digest = hashlib.sha256()
-    if top.is_file():
-        files = [top]
-    elif top.is_dir():
-        files = tree_files(top)
-    else:
-        return "missing"
-    for file in files:
-        if file.is_file() and not file.is_symlink() and file not in skip:
-            digest.update(f"\0{file.relative_to(base).as_posix()}\0".encode())
-            digest.update(file.read_bytes())
-    return digest.hexdigest()
 
 
 def input_digests(root: Path, docs_dir: Path, data_dir: Path, config_file: Path, pages: list[str]) -> dict[str, str]:
@@ -71,13 +55,13 @@ def input_digests(root: Path, docs_dir: Path, data_dir: Path, config_file: Path,
         path = docs_dir / page
         pages_digest.update(f"\0{page}\0".encode() + (path.read_bytes() if path.is_file() else b"(missing)"))
     return {
-        "kit": _tree_digest(root / "kit", root),
-        "requirements.lock": _tree_digest(root / "requirements.lock", root),
-        "pyproject.toml": _tree_digest(root / "pyproject.toml", root),
-        "sitebuild": _tree_digest(MACHINERY, MACHINERY.parent),
-        "mkdocs.yml": _tree_digest(config_file, config_file.parent),
+        "kit": tree_digest(root / "kit", root),
+        "requirements.lock": tree_digest(root / "requirements.lock", root),
+        "pyproject.toml": tree_digest(root / "pyproject.toml", root),
+        "sitebuild": tree_digest(MACHINERY, MACHINERY.parent),
+        "mkdocs.yml": tree_digest(config_file, config_file.parent),
         "pages": pages_digest.hexdigest(),
-        "data": _tree_digest(data_dir, root, skip) if data_dir.is_dir() else "missing",
+        "data": tree_digest(data_dir, root, skip) if data_dir.is_dir() else "missing",
         "python": platform.python_version(),
     }
 
@@ -154,7 +138,8 @@ def read_folder(folder: Path) -> Results:
         folder: a folder `check --results` or `merge --into` wrote.
 
     Returns:
-        Its Results. digests: shard.json's, plus "block_timeout" and "block_inputs" (the manifest's) and
+        Its Results. digests: shard.json's, plus (MANIFEST_DIGESTS) "block_timeout", "block_inputs", "block_memory"
+        and "machinery" (the manifest's) and
         "block inputs" and "requirements.lock" (the pages' digests of them: one value, or "mixed: ..."; absent
         when the folder holds no page).
 
@@ -180,7 +165,8 @@ def read_folder(folder: Path) -> Results:
     else:
         shard, extra, problems = None, {}, []
     digests = {str(k): str(v) for k, v in extra.items()}
-    digests.update({"block_timeout": f"{manifest.block_timeout:g}", "block_inputs": ", ".join(manifest.block_inputs)})
+    digests.update({"block_timeout": f"{manifest.block_timeout:g}", "block_inputs": ", ".join(manifest.block_inputs),
+                    "block_memory": str(manifest.block_memory), "machinery": manifest.machinery})
     if pages:  # a shard with no page has no digest of its own of the block inputs and the lock
         digests.update({"block inputs": _one({p.digests.inputs for p in pages.values()}),
                         "requirements.lock": _one({p.digests.lock for p in pages.values()})})

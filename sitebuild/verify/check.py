@@ -36,12 +36,11 @@ from concurrent.futures import Future
 from pathlib import Path
 
 from sitebuild.find import siteconfig
-from sitebuild.find.blocks import Block, BlockError, front_matter_lines, page_blocks
 from sitebuild.find.inputs import Inputs
 from sitebuild.run import audit, launchers, reads, sandbox
 from sitebuild.run.guard import site_guard
 from sitebuild.shard import shardio, shards
-from sitebuild.verify import approved, results
+from sitebuild.verify import approved, results, stale
 from sitebuild.verify.outputs import PageReport, run_blocks, verify
 
 USAGE_EXIT = 2
@@ -84,19 +83,6 @@ def pick_pages(site: siteconfig.Site, wanted: list[str], cwd: Path) -> list[str]
             raise UsageError(f"--page {given}: not a page of mkdocs.yml's nav, so a build does not check it alone")
         chosen.add(src_uri)
     return [uri for uri in site.pages if uri in chosen]
-
-
-def _read_page(site: siteconfig.Site, src_uri: str) -> tuple[list[Block], list[str]]:
-    """A page's blocks and [], or [] and why they cannot be read (as hook.SiteState.blocks)."""
-    try:
-        source = (site.docs_dir / src_uri).read_text(encoding="utf-8-sig")  # as MkDocs reads a page
-    except (OSError, UnicodeDecodeError) as error:
-        return [], [f"cannot be read: {error}"]
-    markdown = siteconfig.page_markdown(source)
-    try:
-        return page_blocks(markdown, site.make_markdown, front_matter_lines(source, markdown)), []
-    except BlockError as error:
-        return [], [str(error)]
 
 
 def check(config_file: str | Path, pages: list[str] | None = None, out: Callable[[str], None] = print,
@@ -163,12 +149,14 @@ def check(config_file: str | Path, pages: list[str] | None = None, out: Callable
     failures, pages_failed, block_count = 0, 0, 0
     written: list[results.PageResults] = []
     try:
-        found = {uri: _read_page(site, uri) for uri in chosen}
+        found = {uri: siteconfig.read_page(site, uri) for uri in chosen}
         before = {uri: approved.read(path, rel(path)) for uri in chosen
                   for path in [approved.approved_path(site.data_dir, uri)]}  # read before any block runs, as the hook
         guard = site_guard(site.root, site.docs_dir, site.data_dir, site.config_file, site.watch, settings.inputs)
         snapshot = Inputs(site.root, settings.inputs) if results_dir is not None else None  # before any block runs
-        digests = {uri: results.digests(site.root, site.docs_dir, uri, snapshot) for uri in chosen} if snapshot else {}
+        site_digest = stale.site_digest(site.config_file, site.docs_dir) if snapshot else ""
+        digests = {uri: stale.digests(site.root, site.docs_dir, uri, snapshot, site_digest)
+                   for uri in chosen} if snapshot else {}
         tracer = _tracer() if snapshot else None
         for uri in sorted(chosen, key=lambda u: -len(found[u][0])):  # the longest page first, as the hook
             blocks = found[uri][0]
@@ -191,8 +179,10 @@ def check(config_file: str | Path, pages: list[str] | None = None, out: Callable
             verify(report, blocks, page_results, {} if problems else outputs, site.root)
             if snapshot is not None:
                 read = None if run[2] is None else snapshot.counted(run[2])
+                outside = None if run[2] is None else stale.outside_reads(
+                    site.root, run[2], snapshot, [site.site_dir, results_dir.resolve(), site.root / ".cache"])
                 written.append(results.page_results(uri, digests[uri], report.outcomes, page_results, report.problems,
-                                                    read, run[4]))
+                                                    read, run[4], outside))
             block_count += len(blocks)
             messages = report.failures()
             for message in messages:
@@ -212,7 +202,8 @@ def check(config_file: str | Path, pages: list[str] | None = None, out: Callable
         others += _orphans(site, rel)
     if results_dir is not None:
         try:
-            results.write(results_dir, settings.timeout, settings.inputs, written)
+            results.write(results_dir, results.environment(settings.timeout, settings.inputs, settings.memory),
+                          written)
             shardio.write_shard(results_dir, shard_label, site_digests, others)
             out(f"check: the results of {len(written)} page(s) written to {results_dir}")
         except OSError as error:

@@ -1,5 +1,5 @@
-"""The marks of verified blocks: each executed block the build verified carries one in the built site, and
-`python -m sitebuild marks site/` (run by `make site` after `mkdocs build --strict`) fails when a page lacks them.
+"""The marks of verified blocks, and the record of the build that verified them: `python -m sitebuild marks` (run by
+`make site` after `mkdocs build --strict`) fails when a built page was not verified by that build.
 
 The mark is an attribute, data-verified="KEY" (the block's key), on the box the block draws first (the div of
 its source or output box, or of its tabs); a block that draws no box first (show="none", or an output="markdown"
@@ -7,26 +7,39 @@ output, whose first element other checks read as it is: a printed diagram) is ma
 own, before what it draws.
 Only a block whose output matched its approved one is marked (sitebuild/mkdocs_adapter/hook.py), never a failing one.
 
-The check reads data/ (one approved file per page with executed blocks, approved.py) and the built site: a page
-whose approved blocks are not all marked on its built page was built without verifying them (a generator that
-ignored the plugin, a plugin removed from mkdocs.yml). Then the check names each such page, empties the site
-folder (a failed `make site` leaves it empty) and exits 1.
+A mark alone can be typed by hand, or copied with a page; so a build with the plugin also writes a record, outside
+the site folder (record_path(): .cache/sitebuild/verified/, one file per site folder): each built page's file,
+the SHA-256 of the bytes MkDocs wrote for it, and the keys of the blocks it verified on it. A build removes its
+record when it starts and writes it only when it ends without a failure.
 
-Left out: whether the outputs are right (the build's verification did that); marks only say that it ran.
+The check (unverified()) finds each page's executed blocks from its source as the build does (find/: the nav's
+pages, and every other page the site built), and holds each page with blocks to three things: its built file
+carries a mark for every block; the record names the page with every block's key; and the file's bytes are the
+ones the record's build wrote (not edited since, nor written by a generator that ignored the plugin). Otherwise it
+names each such page, empties the site folder (a failed `make site` leaves it empty) and exits 1.
+
+Left out: whether the outputs are right (the build's verification did that); marks only say that it ran. A page
+without executed blocks is not checked. A `--dirty` build (some pages not rebuilt) writes no record, so its site
+fails the check: it is for `make serve`, never to publish.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import html
+import json
+import os
 import re
 import shutil
 from pathlib import Path
 
-from sitebuild.verify import approved
+from sitebuild.find import siteconfig
 
 ATTRIBUTE = "data-verified"
 FIRST_TAG = re.compile(r"""^(<div(?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?)*)(\s*/?>)""")
 MARK = re.compile(ATTRIBUTE + r'="([^"]*)"')
+RECORD_FOLDER = Path(".cache") / "sitebuild" / "verified"  # under the site root, git-ignored with the cache
 
 
 def mark(block_html: str, key: str) -> str:
@@ -66,34 +79,115 @@ def built_page(site_dir: Path, src_uri: str) -> Path | None:
     return next((path for path in candidates if path.is_file()), None)
 
 
-def unverified(site_dir: Path, data_dir: Path) -> list[str]:
-    """The pages with executed blocks (per data/) whose built page lacks the marks of some of them.
+def record_path(root: Path, site_dir: Path) -> Path:
+    """Where the record of the build into site_dir is kept (module docstring): one file per site folder.
 
     Args:
-        site_dir: the built site; data_dir: the approved outputs (data/).
+        root: the site root (mkdocs.yml's folder); site_dir: the site folder.
 
     Returns:
-        One line per such page, e.g. "docs/a.md: 3 of its 3 verified blocks are not marked on a/index.html".
+        root/.cache/sitebuild/verified/<the first 16 hex digits of the SHA-256 of site_dir's absolute path>.json
 
-    An approved file that cannot be read counts no blocks (the build itself fails on it).
-
-    Example: unverified(Path("site"), Path("data")) == []
+    Example: record_path(Path("."), Path("site")).parent == Path(".cache/sitebuild/verified")
     """
+    name = hashlib.sha256(str(site_dir.resolve()).encode()).hexdigest()[:16]
+    return root / RECORD_FOLDER / f"{name}.json"
+
+
+def written_digest(output: str) -> str:
+    """The SHA-256 of a page's HTML as MkDocs writes it (UTF-8, xmlcharrefreplace: mkdocs/commands/build.py).
+
+    Example: written_digest("<p>a</p>") == hashlib.sha256(b"<p>a</p>").hexdigest()
+    """
+    return hashlib.sha256(output.encode("utf-8", errors="xmlcharrefreplace")).hexdigest()
+
+
+def forget(root: Path, site_dir: Path) -> None:
+    """Remove the record of site_dir's last build (a build calls it when it starts); one that cannot be removed
+    (the cache folder is not a folder) is left: it cannot vouch for pages this build writes, whose bytes differ or
+    are the same verified ones. Example: forget(root, site)"""
+    with contextlib.suppress(OSError):
+        record_path(root, site_dir).unlink(missing_ok=True)
+
+
+def write_record(root: Path, site_dir: Path, pages: dict[str, dict]) -> None:
+    """Write the record of a build that verified its pages (module docstring), whole or not at all.
+
+    Args:
+        root: the site root; site_dir: the site folder it built;
+        pages: {src_uri: {"file": its built file relative to site_dir, "sha256": written_digest(), "verified":
+            [the keys of the blocks verified on it]}}.
+
+    Raises:
+        OSError: the record cannot be written (the build warns; the marks check then fails, naming the record).
+
+    Example: write_record(root, root / "site", {"a.md": {"file": "a/index.html", "sha256": "...", "verified": []}})
+    """
+    path = record_path(root, site_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    temporary.write_text(json.dumps({"site_dir": str(site_dir.resolve()), "pages": pages}, sort_keys=True,
+                                    indent=1), encoding="utf-8")
+    temporary.replace(path)
+
+
+def read_record(root: Path, site_dir: Path) -> dict[str, dict]:
+    """The pages of the record of site_dir's last build ({} when there is none, or it cannot be read).
+
+    Example: read_record(root, root / "site")["index.md"]["file"] == "index.html"
+    """
+    try:
+        record = json.loads(record_path(root, site_dir).read_text(encoding="utf-8"))
+        pages = record["pages"] if record.get("site_dir") == str(site_dir.resolve()) else {}
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return {}
+    return pages if isinstance(pages, dict) else {}
+
+
+def unverified(site: siteconfig.Site, site_dir: Path) -> list[str]:
+    """The pages with executed blocks whose built page was not verified by the build that wrote it.
+
+    Args:
+        site: the site (siteconfig.load); site_dir: the built site.
+
+    Returns:
+        One line per such page, e.g. "docs/a.md: 3 of its 3 blocks are not marked as verified on a/index.html";
+        [] when every page holds (module docstring).
+
+    Example: unverified(siteconfig.load("mkdocs.yml"), Path("site")) == []
+    """
+    docs = site.docs_dir.relative_to(site.root).as_posix() if site.docs_dir.is_relative_to(site.root) else "docs"
+    record = read_record(site.root, site_dir)
+    others = [p.relative_to(site.docs_dir).as_posix() for p in sorted(site.docs_dir.rglob("*.md"))]
     problems = []
-    for path in sorted(data_dir.rglob("*.txt")) if data_dir.is_dir() else []:
-        src_uri = path.relative_to(data_dir).with_suffix(".md").as_posix()
-        keys, _ = approved.read(path, path.name)
-        if not keys:
-            continue
+    for src_uri in dict.fromkeys([*site.pages, *others]):
         built = built_page(site_dir, src_uri)
-        if built is None:
-            problems.append(f"docs/{src_uri}: has {len(keys)} approved block(s) in data/, and no built page")
+        if built is None and src_uri not in site.pages:
+            continue  # not in the nav and not built (left out of the site): nothing published to vouch for
+        blocks, errors = siteconfig.read_page(site, src_uri)
+        name = f"{docs}/{src_uri}"
+        if errors:
+            problems += [f"{name}: {error}" for error in errors]
             continue
-        found = set(MARK.findall(built.read_text(encoding="utf-8")))
-        missing = [key for key in keys if html.escape(key, quote=True) not in found]
+        if not blocks:
+            continue
+        if built is None:
+            problems.append(f"{name}: has {len(blocks)} executed block(s), and no built page")
+            continue
+        where, data = built.relative_to(site_dir).as_posix(), built.read_bytes()
+        found = set(MARK.findall(data.decode("utf-8", errors="replace")))
+        missing = [b.key for b in blocks if html.escape(b.key, quote=True) not in found]
+        entry = record.get(src_uri) if isinstance(record.get(src_uri), dict) else None
         if missing:
-            problems.append(f"docs/{src_uri}: {len(missing)} of its {len(keys)} approved block(s) are not marked as "
-                            f"verified on {built.relative_to(site_dir).as_posix()}")
+            problems.append(f"{name}: {len(missing)} of its {len(blocks)} executed block(s) are not marked as verified "
+                            f"on {where}")
+        elif entry is None or not set(b.key for b in blocks) <= set(entry.get("verified") or []):
+            problems.append(f"{name}: no build with the verified-blocks plugin recorded verifying its blocks on "
+                            f"{where} (its marks were not written by that build; the record: "
+                            f"{record_path(site.root, site_dir).relative_to(site.root).as_posix()})")
+        elif entry.get("file") != where or entry.get("sha256") != hashlib.sha256(data).hexdigest():
+            problems.append(f"{name}: {where} is not the page the verifying build wrote (changed since, or written "
+                            "by another build or generator)")
     return problems
 
 
@@ -117,18 +211,27 @@ def remove(path: Path) -> None:
         path.unlink(missing_ok=True)
 
 
-def check_marks(site_dir: Path, data_dir: Path, out=print) -> int:
-    """`python -m sitebuild marks SITE`: fail, naming the pages and emptying site_dir, when a page lacks its marks.
+def check_marks(config_file: str | Path, site_dir: Path | None = None, out=print) -> int:
+    """`python -m sitebuild marks [SITE]`: fail, naming the pages and emptying the site folder, when a built page
+    was not verified by the build that wrote it (unverified()).
 
     Args:
-        site_dir: the built site; data_dir: data/; out: where each line goes.
+        config_file: the site's mkdocs.yml; site_dir: the built site (default: mkdocs.yml's site_dir);
+        out: where each line goes.
 
     Returns:
-        0 when every page with approved blocks marks them all; 1 otherwise (site_dir emptied).
+        0 when every page with executed blocks holds; 1 otherwise (the site folder emptied); 2 when mkdocs.yml
+        cannot be read (nothing emptied).
 
-    Example: check_marks(Path("site"), Path("data")) == 0
+    Example: check_marks("mkdocs.yml") == 0
     """
-    problems = unverified(site_dir, data_dir)
+    try:
+        site = siteconfig.load(config_file)
+    except siteconfig.SettingError as error:
+        out(f"marks: {error}")
+        return 2
+    site_dir = site.site_dir if site_dir is None else site_dir
+    problems = unverified(site, site_dir)
     if not problems:
         return 0
     for problem in problems:

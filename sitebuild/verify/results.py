@@ -3,28 +3,28 @@ the site from them without running a block.
 
 A results folder holds one small manifest and one file per page, so that check runs on several machines (one
 share of the pages each) can be merged by copying their pages/ folders together and joining the manifests' pages:
-- manifest.json: the format (FORMAT), the settings the blocks ran with (block_timeout, block_inputs) and each
-  page's file (Manifest);
+- manifest.json: the format (FORMAT), what every page ran with (Manifest: block_timeout, block_inputs,
+  block_memory, the Python version and the digest of the machinery, sitebuild/) and each page's file;
 - pages/<page>.json, e.g. pages/beginner/cost-and-latency.md.json: one page (PageResults): the digests of what it
-  ran against (the page's source, the block inputs as the serve cache digests them, inputs.Inputs.full, and
-  requirements.lock), each block's key, label, result (runner.Result: output, problem, exit code, processes
-  killed, undecodable output) and outcome ("passed", or why it fails verification against data/), what the page's
-  run read where that is known (input path -> digest, as the serve cache keeps it), and the run's seconds.
+  ran against (the page's source, the block inputs as the serve cache digests them, inputs.Inputs.full,
+  requirements.lock, and the site: mkdocs.yml and the docs folder), each block's key, label, result
+  (runner.Result: output, problem, exit code, processes killed, undecodable output) and outcome ("passed", or why
+  it fails verification against data/), what the page's run read where that is known (reads: the block inputs it
+  read, as the serve cache keeps them; outside: the other files of the site root it read, such as mkdocs.yml or
+  another page, outside_reads()), and the run's seconds.
 
 Every file is JSON with sorted keys, written from pydantic models: the same run writes the same bytes but for
 `seconds`, the only clock reading, which stays in the results (nothing the site shows is made from it).
 
-A result is only used while it matches the checkout (current()): the page's source, the block inputs and the lock
-must have the digests it was made with; otherwise it is refused with an error naming the page and what changed
-(the input files its run read that changed, when the run's reads are known).
+A result is only used while it matches the checkout: stale.py holds it to it (stale.current).
 
 Left out: data/, which a build reads afresh (it verifies the stored outputs against it, as it verifies a run's).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
+import platform
 import shutil
 import tempfile
 import time
@@ -33,13 +33,13 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from sitebuild.find.blocks import Block
-from sitebuild.find.inputs import Inputs
+from sitebuild.find.inputs import MACHINERY, tree_digest
 from sitebuild.run import audit, reads
 from sitebuild.run.guard import WriteGuard
 from sitebuild.run.runner import Result
 from sitebuild.verify.outputs import Outcome, run_blocks
 
-FORMAT = 1
+FORMAT = 2
 MANIFEST = "manifest.json"
 PAGES = "pages"
 LOCK = "requirements.lock"
@@ -68,11 +68,13 @@ class BlockResult(_Model):
 
 
 class Digests(_Model):
-    """SHA-256 digests of what a page ran against: its source, the block inputs (Inputs.full), requirements.lock."""
+    """SHA-256 digests of what a page ran against: its source, the block inputs (Inputs.full), requirements.lock,
+    and the site (mkdocs.yml and the docs folder: what a page whose reads are not known is held to)."""
 
     page: str
     inputs: str
     lock: str
+    site: str
 
 
 class PageResults(_Model):
@@ -83,6 +85,7 @@ class PageResults(_Model):
     blocks: list[BlockResult]
     problems: list[str]  # why the page's blocks could not be read, if so
     reads: dict[str, str] | None  # input path -> its digest then; None: not known
+    outside: dict[str, str] | None  # another file of the site root its run read -> its digest then (outside_reads)
     seconds: float  # how long its run took: results only, never the site
 
 
@@ -92,26 +95,25 @@ class Manifest(_Model):
     format: int
     block_timeout: float
     block_inputs: list[str]
+    block_memory: int
+    python: str  # platform.python_version() of the check
+    machinery: str  # tree_digest of sitebuild/
     pages: dict[str, str]  # src_uri -> its file, relative to the folder
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "missing"
+ENVIRONMENT = ("block_timeout", "block_inputs", "block_memory", "python", "machinery")  # Manifest's, environment()'s
 
 
-def digests(root: Path, docs_dir: Path, src_uri: str, inputs: Inputs) -> Digests:
-    """The digests of a page's source, the block inputs and the lock as they are now.
+def environment(timeout: float, inputs: list[str], memory: int) -> dict:
+    """What every page of a check ran with, as the manifest keeps it (and current() compares with this build's).
 
     Args:
-        root: the site root (mkdocs.yml's folder); docs_dir: the pages' folder; src_uri: the page, e.g. "a.md";
-        inputs: the block inputs' digests (inputs.Inputs of the site's block_inputs).
+        timeout: block_timeout (seconds); inputs: block_inputs; memory: block_memory (MB).
 
-    Returns:
-        Digests ("missing" for a file that is not there).
-
-    Example: digests(root, root / "docs", "index.md", Inputs(root, ["kit"])).page  # 64 hex digits
+    Example: environment(60.0, ["kit"], 4096)["python"] == platform.python_version()
     """
-    return Digests(page=_sha256(docs_dir / src_uri), inputs=inputs.full, lock=_sha256(root / LOCK))
+    return {"block_timeout": float(timeout), "block_inputs": sorted(inputs), "block_memory": int(memory),
+            "python": platform.python_version(), "machinery": tree_digest(MACHINERY, MACHINERY.parent)}
 
 
 def page_file(src_uri: str) -> str:
@@ -120,13 +122,14 @@ def page_file(src_uri: str) -> str:
 
 
 def page_results(src_uri: str, now: Digests, outcomes: list[Outcome], results: list[Result], problems: list[str],
-                 read: dict[str, str] | None, seconds: float) -> PageResults:
+                 read: dict[str, str] | None, seconds: float, outside: dict[str, str] | None = None) -> PageResults:
     """One page's results, from its run (results) and its verification (outcomes, one per block, in order).
 
     Args:
         src_uri: the page, e.g. "a.md"; now: its digests when its run started (digests());
         outcomes: verify.verify's, one per block; results: the run's, one per block; problems: the page's own;
-        read: what the run read ({input path: digest}, Inputs.counted) or None; seconds: how long the run took.
+        read: what the run read ({input path: digest}, Inputs.counted) or None; seconds: how long the run took;
+        outside: the other files of the site root it read (outside_reads), or None when its reads are not known.
 
     Returns:
         The PageResults, seconds rounded to milliseconds.
@@ -141,24 +144,24 @@ def page_results(src_uri: str, now: Digests, outcomes: list[Outcome], results: l
                           outcome=o.problem or PASSED)
               for o, r in zip(outcomes, results, strict=True)]
     return PageResults(page=src_uri, digests=now, blocks=blocks, problems=list(problems), reads=read,
-                       seconds=round(seconds, 3))
+                       outside=None if read is None else dict(outside or {}), seconds=round(seconds, 3))
 
 
 def _dump(model: BaseModel) -> str:
     return json.dumps(model.model_dump(mode="json"), sort_keys=True, indent=1, ensure_ascii=False) + "\n"
 
 
-def write(folder: Path, timeout: float, inputs: list[str], pages: list[PageResults]) -> None:
+def write(folder: Path, ran_with: dict, pages: list[PageResults]) -> None:
     """Write a results folder: pages/ and manifest.json anew (anything else in folder is left alone).
 
     Args:
-        folder: where (made if missing); timeout, inputs: the block settings the pages ran with;
-        pages: each page's results.
+        folder: where (made if missing); ran_with: what the pages ran with (environment(), or a manifest's
+        fields of it, ENVIRONMENT); pages: each page's results.
 
     Raises:
         OSError: the folder cannot be written.
 
-    Example: write(Path("results"), 60.0, ["kit"], [page_results(...)])
+    Example: write(Path("results"), environment(60.0, ["kit"], 4096), [page_results(...)])
     """
     folder.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(folder / PAGES, ignore_errors=True)
@@ -167,7 +170,7 @@ def write(folder: Path, timeout: float, inputs: list[str], pages: list[PageResul
         path = folder / page_file(page.page)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(_dump(page), encoding="utf-8")
-    manifest = Manifest(format=FORMAT, block_timeout=float(timeout), block_inputs=sorted(inputs),
+    manifest = Manifest(format=FORMAT, **{name: ran_with[name] for name in ENVIRONMENT},
                         pages={p.page: page_file(p.page) for p in pages})
     (folder / MANIFEST).write_text(_dump(manifest), encoding="utf-8")  # last: a folder without it is unfinished
 
@@ -187,12 +190,17 @@ def read(folder: Path) -> tuple[Manifest, dict[str, PageResults]]:
     Example: read(Path("results"))[1]["index.md"].blocks[0].output
     """
     try:
-        manifest = Manifest.model_validate_json((folder / MANIFEST).read_text(encoding="utf-8"))
+        text = (folder / MANIFEST).read_text(encoding="utf-8")
+        raw = json.loads(text)
+        if isinstance(raw, dict) and raw.get("format") != FORMAT:
+            raise ResultsError(f"{folder}/{MANIFEST}: results of format {raw.get('format')!r}; this build reads "
+                               f"{FORMAT} (run `python -m sitebuild check --results {folder}` again)")
+        manifest = Manifest.model_validate_json(text)
+    except ResultsError:
+        raise
     except (OSError, ValueError) as error:
         raise ResultsError(f"{folder}/{MANIFEST} cannot be read as check results (run `python -m sitebuild check "
                            f"--results {folder}`): {_short(error)}") from None
-    if manifest.format != FORMAT:
-        raise ResultsError(f"{folder}/{MANIFEST}: results of format {manifest.format}; this build reads {FORMAT}")
     pages = {}
     for src_uri, name in sorted(manifest.pages.items()):
         try:
@@ -209,62 +217,6 @@ def _short(error: Exception) -> str:
     if isinstance(error, ValidationError):
         return f"{error.error_count()} field(s) not as expected, first: {error.errors()[0]['loc']}"
     return str(error).splitlines()[0] if str(error) else type(error).__name__
-
-
-def changes(page: PageResults, now: Digests, inputs: Inputs) -> list[str]:
-    """What changed since a page's results were made, in words ([] when they still match the checkout).
-
-    Args:
-        page: its results; now: its digests now (digests()); inputs: the block inputs now.
-
-    Returns:
-        e.g. ["the page's source", "kit/evidencedesk/usage.py (read by its blocks)"].
-
-    Example: changes(page, digests(root, docs, "a.md", inputs), inputs) == []
-    """
-    changed = []
-    if page.digests.page != now.page:
-        changed.append("the page's source")
-    if page.digests.lock != now.lock:
-        changed.append(LOCK)
-    if page.digests.inputs != now.inputs:
-        read = sorted(path for path, digest in (page.reads or {}).items()
-                      if inputs.digest(path, not digest.startswith("m:")) != digest)
-        changed.append(", ".join(f"{path} (read by its blocks)" for path in read) if read
-                       else f"the block inputs ({', '.join(inputs.names)})")
-    return changed
-
-
-def current(folder: Path, root: Path, docs_dir: Path, inputs: Inputs, timeout: float,
-            pages: list[str]) -> dict[str, PageResults]:
-    """The results of `pages` in folder, each checked against the checkout.
-
-    Args:
-        folder: the results folder; root, docs_dir: the site's; inputs: the block inputs now (their names must be
-            the manifest's); timeout: the site's block_timeout; pages: the src_uri of each page to render.
-
-    Returns:
-        {src_uri: PageResults} for each page of `pages` that has results (a page without blocks may have none).
-
-    Raises:
-        ResultsError: read() fails, the settings differ, or some pages' results are stale: one line per page,
-            naming it and what changed since the check.
-
-    Example: current(Path("results"), root, root / "docs", Inputs(root, ["kit"]), 60.0, ["index.md"])
-    """
-    manifest, found = read(folder)
-    if manifest.block_inputs != sorted(inputs.names) or manifest.block_timeout != float(timeout):
-        raise ResultsError(f"{folder}: the check ran with block_timeout {manifest.block_timeout:g} and block_inputs "
-                           f"{manifest.block_inputs}; this site has {float(timeout):g} and {sorted(inputs.names)}: "
-                           "run the check again")
-    stale = []
-    for src_uri in pages:
-        if src_uri in found and (what := changes(found[src_uri], digests(root, docs_dir, src_uri, inputs), inputs)):
-            stale.append(f"{docs_dir.name}/{src_uri}: {'; '.join(what)} changed since the check")
-    if stale:
-        raise ResultsError(f"the check results in {folder} are stale for {len(stale)} page(s), so they are not "
-                           "rendered; run `python -m sitebuild check --results` again:\n" + "\n".join(stale))
-    return {uri: found[uri] for uri in pages if uri in found}
 
 
 def to_results(page: PageResults) -> list[Result]:
