@@ -128,6 +128,23 @@ def test_serve_reuses_an_unchanged_page_and_a_build_never_does(make_site):
     assert "nothing to rewrite" in accepted.output
 
 
+@pytest.mark.site
+def test_serve_reruns_a_page_when_a_file_it_read_outside_the_block_inputs_changes(make_site):
+    site = make_site({"index.md": page(fence("grep -c Ada notes.txt", "bash")), "other.md": PAGE}, KIT)
+    site.write("notes.txt", "Ada\n")  # under the site root, not a block input
+    assert site.accept().code == 0
+    assert ran(site.build("--no-strict", mode="serve")) == (2, 0)
+    assert ran(site.build("--no-strict", mode="serve")) == (0, 2)
+
+    site.write("notes.txt", "Ada\nAda Lovelace\n")
+    rebuilt = site.build("--no-strict", mode="serve")
+
+    assert ran(rebuilt) == (1, 1), rebuilt  # index.md, which grepped it; other.md never read it
+    assert "docs/index.md, block 1 (bash, line" in rebuilt.output, rebuilt  # its new output, 2, is not approved
+    site.write("notes.txt", "Ada\n")  # undone: the run from before is still kept
+    assert ran(site.build("--no-strict", mode="serve")) == (0, 2)
+
+
 def test_hidden_files_and_linked_folders_of_the_inputs_are_in_the_key(make_site, tmp_path):
     # A link counts by where it points: the walk never follows one (issue 35: out of the inputs, or back into a
     # folder it walks, where two links to their own folder never ended), and names it in an INFO line.

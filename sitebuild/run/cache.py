@@ -8,10 +8,11 @@ A page's run is kept under two parts:
   of block inputs (environment_digest). Display options (title, hl_lines, show, source, ...) and the
   page's prose are not in it, so editing them re-runs nothing;
 - its reads: the block inputs the run read (audit.py records them in every build, or reads.py with strace;
-  inputs.py digests them), each with its digest when the run started. A run whose reads are not known for sure
-  (a program whose reads are not recorded, a process that left no whole record) keeps the digest of every input
-  file instead, as the only key used to (inputs.Inputs.full).
-A stored run is reused when its key is the page's and every input it read is as it was (or, for a run
+  inputs.py digests them), each with its digest when the run started, and the other files of the site root it
+  read (mkdocs.yml grepped for the nav, another page: find/outside.py), each with its digest as the run ended.
+  A run whose reads are not known for sure (a program whose reads are not recorded, a process that left no
+  whole record) keeps the digest of every input file instead, as the only key used to (inputs.Inputs.full).
+A stored run is reused when its key is the page's and every file it read is as it was (or, for a run
 whose reads are not known, every input file is). An edit of a kit module re-runs only the pages whose runs read
 it; undoing the edit re-runs nothing, since each page keeps its last MAX_RUNS runs (at most MAX_BYTES of
 JSON), newest first, and the run from before the edit is one of them.
@@ -31,8 +32,9 @@ is logged as a WARNING naming the page and the reason; the build goes on, since 
 the next serve a run. That warning is logged on "sitebuild.cache", outside MkDocs' own "mkdocs" logger, and
 shown through MkDocs' handlers (logs.uncounted), so that a strict build does not count it as a failure.
 
-Left out: files a block reads from outside its inputs (a bash block that cats docs/ or data/):
-list them in the plugin's `block_inputs`, or delete the cache folder.
+Left out: for a run whose reads are not known, the files outside the block inputs (a bash block that cats docs/
+or data/ under a program whose reads are not recorded): list them in the plugin's `block_inputs`, or delete the
+cache folder.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from sitebuild.find import outside
 from sitebuild.find.blocks import Block
 from sitebuild.find.inputs import MACHINERY, Inputs, tree_files
 from sitebuild.logs import uncounted
@@ -109,13 +112,16 @@ class _Run(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     key: str
     reads: dict[str, str] | None
+    outside: dict[str, str] = {}  # the other files of the site root it read (find/outside.py)
     inputs: str
     results: list[_StoredResult]
 
     def fits(self, key: str, inputs: Inputs) -> bool:
         if self.key != key:
             return False
-        return inputs.unchanged(self.reads) if self.reads is not None else self.inputs == inputs.full
+        if self.reads is None:
+            return self.inputs == inputs.full
+        return inputs.unchanged(self.reads) and outside.unchanged(inputs.root, self.outside)
 
 
 class _Entry(BaseModel):
@@ -184,9 +190,12 @@ class OutputCache:
         Example: OutputCache(root / FOLDER).put("docs/a.md", key, [Result("hi\\n")], inputs, {"/repo/kit/a.py": True})
         """
         run = _Run(key=key, reads=None if reads is None else inputs.counted(reads),
+                   outside={} if reads is None else outside.outside_reads(inputs.root, reads, inputs,
+                                                                          [inputs.root / FOLDER]),
                    inputs="" if reads is not None else inputs.full,
                    results=[_StoredResult(**{**asdict(r), "killed": list(r.killed)}) for r in results])
-        runs = [run] + [r for r in self._runs(page) if (r.key, r.reads, r.inputs) != (run.key, run.reads, run.inputs)]
+        same = (run.key, run.reads, run.outside, run.inputs)
+        runs = [run] + [r for r in self._runs(page) if (r.key, r.reads, r.outside, r.inputs) != same]
         runs = runs[:MAX_RUNS]
         text = _Entry(page=page, runs=runs).model_dump_json()
         while len(runs) > 1 and len(text.encode()) > MAX_BYTES:

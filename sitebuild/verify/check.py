@@ -35,7 +35,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
 
-from sitebuild.find import siteconfig
+from sitebuild.find import outside, siteconfig
 from sitebuild.find.inputs import Inputs
 from sitebuild.run import audit, launchers, reads, sandbox
 from sitebuild.run.guard import site_guard
@@ -179,10 +179,10 @@ def check(config_file: str | Path, pages: list[str] | None = None, out: Callable
             verify(report, blocks, page_results, {} if problems else outputs, site.root)
             if snapshot is not None:
                 read = None if run[2] is None else snapshot.counted(run[2])
-                outside = None if run[2] is None else stale.outside_reads(
+                elsewhere = None if run[2] is None else outside.outside_reads(
                     site.root, run[2], snapshot, [site.site_dir, results_dir.resolve(), site.root / ".cache"])
                 written.append(results.page_results(uri, digests[uri], report.outcomes, page_results, report.problems,
-                                                    read, run[4], outside))
+                                                    read, run[4], elsewhere))
             block_count += len(blocks)
             messages = report.failures()
             for message in messages:
