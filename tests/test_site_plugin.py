@@ -421,3 +421,20 @@ def test_a_serve_rebuild_after_an_edit_to_the_machinery_imports_it_anew(make_sit
         for name in [m for m in sys.modules if m.startswith("sitebuild")]:
             del sys.modules[name]
         sys.modules.update(before)
+
+
+def test_a_record_is_written_whole_and_the_records_of_site_folders_that_are_gone_are_dropped(tmp_path):
+    kept, gone, new = (tmp_path / name for name in ("kept", "gone", "new"))
+    for folder in (kept, gone, new):
+        folder.mkdir()
+    page_record = {"index.md": {"file": "index.html", "sha256": "a" * 64, "verified": ["python-1a"]}}
+    marks.write_record(tmp_path, kept, page_record)
+    marks.write_record(tmp_path, gone, page_record)
+    gone.rmdir()
+
+    marks.write_record(tmp_path, new, {})
+
+    assert marks.read_record(tmp_path, kept) == page_record and marks.read_record(tmp_path, new) == {}
+    assert not marks.record_path(tmp_path, gone).exists()
+    assert sorted(p.name for p in marks.record_path(tmp_path, new).parent.iterdir()) == sorted(
+        marks.record_path(tmp_path, folder).name for folder in (kept, new))  # no temporary file left

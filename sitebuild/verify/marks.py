@@ -111,7 +111,8 @@ def forget(root: Path, site_dir: Path) -> None:
 
 
 def write_record(root: Path, site_dir: Path, pages: dict[str, dict]) -> None:
-    """Write the record of a build that verified its pages (module docstring), whole or not at all.
+    """Write the record of a build that verified its pages (module docstring), whole or not at all; the records
+    of site folders that are no longer there are removed.
 
     Args:
         root: the site root; site_dir: the site folder it built;
@@ -125,6 +126,12 @@ def write_record(root: Path, site_dir: Path, pages: dict[str, dict]) -> None:
     """
     path = record_path(root, site_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
+    for other in path.parent.glob("*.json"):  # the records of site folders that are gone (a test's, a -d folder)
+        try:
+            if not Path(json.loads(other.read_text(encoding="utf-8"))["site_dir"]).is_dir():
+                other.unlink()
+        except (OSError, ValueError, TypeError, KeyError):
+            continue
     temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     temporary.write_text(json.dumps({"site_dir": str(site_dir.resolve()), "pages": pages}, sort_keys=True,
                                     indent=1), encoding="utf-8")
