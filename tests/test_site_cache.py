@@ -162,7 +162,7 @@ def test_hidden_files_and_linked_folders_of_the_inputs_are_in_the_key(make_site,
     (site.root / "kit" / "linked").symlink_to(elsewhere, target_is_directory=True)
 
     assert len({first, second, key_of(site)}) == 3
-    assert Inputs(site.root, DEFAULT_INPUTS).skipped == ["kit/linked (a symbolic link, not followed)"]
+    assert Inputs(site.root, DEFAULT_INPUTS).skipped == ["kit/linked (a symbolic link, not walked)"]
 
 
 def test_a_well_formed_json_entry_with_wrong_types_is_a_miss(tmp_path):

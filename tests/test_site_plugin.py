@@ -231,7 +231,8 @@ def test_results_made_with_other_settings_python_or_machinery_are_refused(make_s
     inputs = Inputs(site.root, loaded.settings.inputs)
 
     def current(memory: int = loaded.settings.memory):
-        return stale.current(folder, site.config, site.docs, inputs, loaded.settings.timeout, memory, ["index.md"])
+        return stale.current(folder, site.config, site.docs, inputs, loaded.settings.timeout, memory, ["index.md"],
+                             site.out)
 
     assert list(current()) == ["index.md"]
     with pytest.raises(results.ResultsError, match="block_memory 4096; this build has 512"):
@@ -244,6 +245,60 @@ def test_results_made_with_other_settings_python_or_machinery_are_refused(make_s
     (folder / "manifest.json").write_text(json.dumps({**manifest, "format": 1}), encoding="utf-8")
     with pytest.raises(results.ResultsError, match="results of format 1; this build reads 2"):
         current()
+
+
+def test_results_are_stale_once_the_listing_a_block_read_changes_as_a_new_conftest_would_change_pytest(
+        make_site, tmp_path, capsys):
+    listing = "import os\nprint(sorted(n for n in os.listdir('.') if n.endswith('.py')))"
+    site = make_site({"index.md": page(fence(listing))})
+    assert site.accept().code == 0
+    folder = tmp_path / "results"
+    assert run_main(capsys, "check", "-f", str(site.config), "--results", str(folder))[0] == 0
+    site.options(results=str(folder))  # mkdocs.yml is not what the block read: the listing of the root is
+    assert site.build().code == 0
+    site.write(".gitignore", "ignored.py\n")
+    site.write("ignored.py", "")  # what .gitignore ignores is not part of the checkout
+    assert site.build().code == 1  # but .gitignore is, and the block's listing of the root saw it come
+
+    site.write("conftest.py", "")
+    built = site.build()
+
+    assert built.code == 1, built
+    assert "docs/index.md: the site root (read by its blocks) changed since the check" in built.output
+
+
+def test_results_are_stale_once_a_file_behind_a_link_in_the_block_inputs_changes(make_site, tmp_path, capsys):
+    site, _ = stamped_site(make_site, tmp_path)
+    shared = tmp_path / "shared.txt"
+    shared.write_text("v1\n", encoding="utf-8")
+    (site.root / "fixturekit" / "data.txt").symlink_to(shared)
+    site.write("docs/index.md", page(fence("cat fixturekit/data.txt", "bash")))
+    assert site.accept().code == 0
+    folder = tmp_path / "results"
+    assert run_main(capsys, "check", "-f", str(site.config), "--results", str(folder))[0] == 0
+    site.options(results=str(folder))
+    assert site.build().code == 0
+
+    shared.write_text("v2\n", encoding="utf-8")
+    built = site.build()
+
+    assert built.code == 1, built
+    assert "docs/index.md: fixturekit/data.txt (read by its blocks) changed since the check" in built.output
+
+
+def test_a_page_without_blocks_is_never_stale(make_site, tmp_path, capsys):
+    site = make_site({"index.md": page("No blocks."), "other.md": page(fence("print(1)"), title="Other")})
+    assert site.accept().code == 0
+    folder = tmp_path / "results"
+    assert run_main(capsys, "check", "-f", str(site.config), "--results", str(folder))[0] == 0
+    stored = json.loads((folder / "pages" / "index.md.json").read_text(encoding="utf-8"))
+    assert (stored["reads"], stored["outside"], stored["blocks"]) == ({}, {}, [])
+    site.options(results=str(folder))
+
+    site.write("docs/stylesheets/extra.css", "/* x */\n")  # a file no block read
+    built = site.build()
+
+    assert built.code == 0, built
 
 
 def test_a_results_folder_that_is_not_there_is_refused(make_site, tmp_path):
@@ -339,8 +394,8 @@ def test_hand_typed_marks_fail_the_marks_check(make_site, capsys):
     code, output = run_main(capsys, "marks", str(site.out), "-f", str(site.config))
 
     assert code == 1, output
-    assert ("docs/index.md: no build with the verified-blocks plugin recorded verifying its blocks on index.html"
-            in output)
+    assert "docs/index.md: no build with the verified-blocks plugin recorded verifying index.html (there is no" \
+        " record of one for this site folder: .cache/sitebuild/verified/" in output
 
 
 def test_a_page_changed_after_the_verifying_build_fails_the_marks_check(make_site, capsys):
@@ -383,6 +438,20 @@ def test_marks_reads_the_site_folder_mkdocs_yml_names(make_site, capsys, monkeyp
 
     assert code == 1, output
     assert "not marked as verified on index.html" in output and not any(site.out.iterdir())
+
+
+@pytest.mark.parametrize("folder", [".", "docs", "data", "docs/sub", ".."])
+def test_marks_refuses_a_folder_that_is_not_a_built_site_and_empties_nothing(make_site, capsys, folder):
+    site = make_site({"index.md": page(fence("print(1)"))})
+    assert site.accept().code == 0
+    site.write("docs/sub/note.md", "# Note\n")
+    before = files_of(site.root)
+
+    code, output = run_main(capsys, "marks", str(site.root / folder), "-f", str(site.config))
+
+    assert code == 2, output
+    assert "is not a built site, so it is neither checked nor emptied: it" in output
+    assert files_of(site.root) == before
 
 
 def test_make_site_runs_the_marks_check_after_the_build():

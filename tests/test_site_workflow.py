@@ -5,6 +5,7 @@ a push to main deploys, once every shard and the merge passed.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -37,20 +38,27 @@ def test_actionlint_fails_on_a_broken_copy_of_it(tmp_path):
     assert "shards" in done.stdout, done.stdout
 
 
+def joined(steps: list[dict]) -> str:
+    """The steps' shell scripts as one line each command, a backslash-newline read as the shell reads it."""
+    return " ".join(re.sub(r"\s*\\\n\s*", " ", step.get("run", "")) for step in steps)
+
+
 def test_three_shards_a_merge_that_runs_after_any_of_them_and_a_deploy_from_main_only():
     flow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
     jobs = flow["jobs"]
     shard = jobs["shard"]
     assert shard["strategy"]["matrix"]["shard"] == [1, 2, 3]
-    runs = " ".join(step.get("run", "") for step in shard["steps"])
-    assert "python -m sitebuild check --shard ${{ matrix.shard }}/3 --results results-${{ matrix.shard }}" in runs
+    runs = joined(shard["steps"])
+    results = '"$RUNNER_TEMP/results-${{ matrix.shard }}"'  # outside the checkout, whose listing results hold to
+    assert f"python -m sitebuild check --shard ${{{{ matrix.shard }}}}/3 --results {results}" in runs
     merge = jobs["merge"]
     assert merge["needs"] == "shard" and "!cancelled()" in merge["if"]
-    merge_runs = " ".join(step.get("run", "") for step in merge["steps"])
-    assert "python -m sitebuild merge shards/results-* --into results" in merge_runs
+    merge_runs = joined(merge["steps"])
+    assert 'python -m sitebuild merge "$RUNNER_TEMP"/shards/results-* --into "$RUNNER_TEMP/results"' in merge_runs
     assert "GITHUB_STEP_SUMMARY" in merge_runs
     build = next(step for step in merge["steps"] if step.get("name", "").startswith("Build the site"))
-    assert build["env"] == {"SITEBUILD_RESULTS": "results"} and "mkdocs build --strict" in build["run"]
+    assert build["env"] == {"SITEBUILD_RESULTS": "${{ runner.temp }}/results"}
+    assert "mkdocs build --strict" in build["run"]
     deploy = jobs["deploy"]
     assert deploy["needs"] == ["shard", "merge"]
     assert deploy["if"] == "${{ github.event_name == 'push' && github.ref == 'refs/heads/main' }}"

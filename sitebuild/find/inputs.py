@@ -5,10 +5,13 @@ hold besides its blocks. Inputs walks them once per build, caches left out (as t
 __pycache__, .pytest_cache, .git, .venv, ... and *.pyc), and keeps, by path relative to the site root:
 - a file: the SHA-256 of its content, and what it is: "file", its size and whether it can be run;
 - a folder: the SHA-256 of its entry names (a listing, as os.listdir or ls reads it), and "folder";
-- a symbolic link: the SHA-256 of where it points (never followed: a link cannot lead the walk out of the
-  inputs, nor back into a folder it is walking, where two links to their own folder would never end), "link".
+- a symbolic link: the SHA-256 of where it points and, for a link to a regular file, of that file's bytes (never
+  walked: a link cannot lead the walk out of the inputs, nor back into a folder it is walking, where two links to
+  their own folder would never end), and "link".
 Only regular files are read: a named pipe, a socket or a device (an untracked FIFO under kit/ would block the
 read forever) is listed, not read, and named in `skipped`, with the links (hook.py logs them in one INFO line).
+A path a run read through a linked folder is digested as it is when asked (digest()), so an edit behind a link
+counts too.
 A run that read a path's content (opened it, ran it, listed it) is keyed on its content; one that only looked
 at it (stat, access: pytest looks at every file beside the one it runs) on what it is.
 `full` digests all of them: the key of a page whose reads are not known (reads.py returned None).
@@ -81,6 +84,40 @@ def tree_digest(top: Path, base: Path, skip: tuple[Path, ...] = ()) -> str:
     return digest.hexdigest()
 
 
+def _link_digest(path: Path) -> str:
+    """SHA-256 of a link's target and, when it leads to a regular file, of that file's bytes (never a pipe's)."""
+    digest = hashlib.sha256(os.readlink(path).encode() + b"\0")
+    try:
+        if stat.S_ISREG(os.stat(path).st_mode):
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+            with os.fdopen(fd, "rb") as opened:
+                digest.update(hashlib.file_digest(opened, "sha256").digest())
+    except OSError:
+        pass  # a dangling link, or one that cannot be read: where it points is what counts
+    return digest.hexdigest()
+
+
+def _followed(path: Path, content: bool) -> str:
+    """A path read through a linked folder, digested as it is now: "c:" + the SHA-256 of a regular file's bytes or
+    of a folder's listing (content read), else "m:" + what it is; "missing" when it is not there."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return MISSING
+    kind = "folder" if stat.S_ISDIR(status.st_mode) else "file" if stat.S_ISREG(status.st_mode) else "other"
+    if not content or kind == "other":
+        return f"m:{kind}"
+    try:
+        if kind == "folder":
+            names = sorted(n for n in os.listdir(path) if not _skipped(n))
+            return "c:" + hashlib.sha256("\0".join(names).encode()).hexdigest()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as opened:
+            return "c:" + hashlib.file_digest(opened, "sha256").hexdigest()
+    except OSError:
+        return MISSING
+
+
 def _skipped(name: str) -> bool:
     return name in SKIPPED or name.endswith(".pyc")
 
@@ -133,10 +170,10 @@ class Inputs:
 
     def _file(self, path: Path, relative: str) -> None:
         """Digest one entry that is not a folder: a regular file by content, a link by its target, else nothing."""
-        if path.is_symlink():
-            self.entries[relative] = "c:" + hashlib.sha256(os.readlink(path).encode()).hexdigest()
+        if path.is_symlink():  # where it points, and the content of a regular file it points to
+            self.entries[relative] = "c:" + _link_digest(path)
             self.kinds[relative] = "m:link"
-            self.skipped.append(f"{relative} (a symbolic link, not followed)")
+            self.skipped.append(f"{relative} (a symbolic link, not walked)")
             return
         if not stat.S_ISREG(os.lstat(path).st_mode):  # a pipe, a socket, a device: never opened
             self.kinds[relative] = "m:other"
@@ -161,7 +198,13 @@ class Inputs:
 
         Example: Inputs(root, ["kit"]).digest("kit/nothing-here.py") == "missing"
         """
-        return (self.entries if content else self.kinds).get(relative, MISSING)
+        found = (self.entries if content else self.kinds).get(relative)
+        if found is not None:
+            return found
+        parts = relative.split("/")
+        if any(self.kinds.get("/".join(parts[:n])) == "m:link" for n in range(1, len(parts))):
+            return _followed(self.root / relative, content)  # read through a linked folder: digested as it is now
+        return MISSING
 
     def relative(self, path: str) -> str | None:
         """An absolute path as the input path it stands for ("kit/x.py"), or None when it is under no input.

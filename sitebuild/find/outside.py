@@ -2,90 +2,168 @@
 read by a test, a file looked for and not found.
 
 inputs.py keys a run on the block inputs it read; a block may read any other file it can, and its output then
-depends on that file too. outside_reads() keeps each such file under the site root with a digest of it as the run
-ended (digest(); the sandbox keeps the site root read-only while blocks run), so that a check's results
+depends on that file too. Outside.reads() keeps each such file under the site root with a digest of it as the run
+ended (Outside.digest(); the sandbox keeps the site root read-only while blocks run), so that a check's results
 (verify/stale.py) and the serve cache (run/cache.py) can tell when one changed. A path that is not there counts as
 "missing": creating it changes what the run would find.
 
 Left out: files outside the site root (the standard library, the venv: what the lock and the Python version pin),
-the machinery (sitebuild/: its own digest in every key), caches and .git, and the sys.path entry of an editable
-install's import hook (EDITABLE_HOOK), which names no file.
+and what Outside's docstring lists: the machinery, caches, what .gitignore ignores, the site and results folders.
+A read the audit hook cannot see (a stat of a file that is not there, pytest looking for a conftest.py) counts
+through the listing of its folder, which every Python process on that folder's sys.path entry reads; a read made
+relative to a folder descriptor (os.open(name, dir_fd=...), as shutil.rmtree makes) is recorded against the
+working folder, so it counts as a path that is usually missing (a change there only re-runs the page).
 """
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import os
+import stat
 from pathlib import Path
 
 from sitebuild.find.inputs import CACHE_DIRS, MACHINERY, MISSING, SKIPPED, Inputs
 
 EDITABLE_HOOK = "__editable__."  # setuptools' "__editable__.<project>.finder.__path_hook__", a sys.path entry
+GITIGNORE = ".gitignore"
+OWN_FOLDER = ".cache"  # the build's own folder under the site root: the serve cache, the marks' record
 
 
-def digest(path: Path, content: bool) -> str:
-    """A file or folder outside the block inputs as outside_reads keeps it.
-
-    Args:
-        path: the file or folder; content: whether the run read its content (else it only looked at it).
-
-    Returns:
-        "c:" and the SHA-256 of a file's bytes, of a folder's sorted entry names or of a link's target when its
-        content was read; else "m:" and what it is ("m:file", "m:folder"); "missing" when it is not there.
-
-    Example: digest(Path("mkdocs.yml"), False) == "m:file"
-    """
-    if path.is_symlink() or not path.exists():
-        return MISSING if not path.is_symlink() else "c:" + hashlib.sha256(os.readlink(path).encode()).hexdigest()
-    kind = "folder" if path.is_dir() else "file" if path.is_file() else "other"
-    if not content or kind == "other":
-        return f"m:{kind}"
+def _ignore_rules(root: Path) -> list[tuple[str, bool, bool]]:
+    """The site root's .gitignore as (pattern, folders only, negated) rules, for names at any depth: git's rules for
+    a pattern with no slash but a trailing one. A pattern with a slash inside (anchored) is left out: what it
+    names counts, as if it were not ignored."""
     try:
-        if kind == "folder":
-            return "c:" + hashlib.sha256("\0".join(sorted(os.listdir(path))).encode()).hexdigest()
-        return "c:" + hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return MISSING
+        lines = (root / GITIGNORE).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return []
+    rules = []
+    for line in lines:
+        line = line.strip()
+        negated = line.startswith("!")
+        pattern = line[1:] if negated else line
+        folders = pattern.endswith("/")
+        pattern = pattern.rstrip("/")
+        if pattern and not line.startswith("#") and "/" not in pattern:
+            rules.append((pattern, folders, negated))
+    return rules
 
 
-def outside_reads(root: Path, paths: dict[str, bool], inputs: Inputs, leave_out: list[Path]) -> dict[str, str]:
-    """The files of the site root a run read that no other digest covers, each with its digest now.
+class Outside:
+    """The files of a site root outside its block inputs, as a run's reads of them are kept and compared.
 
-    A block's output may depend on a file outside the block inputs (a bash block that greps mkdocs.yml's nav, a
-    test that reads another page): check results (stale.py) and the serve cache (cache.py) are held to these
-    too. Left out: what is not under root, the block inputs (Inputs.counted keeps those), the machinery (in
-    every key), caches and .venv/.git (inputs.SKIPPED, CACHE_DIRS, *.egg-info, *.pyc), the folders of leave_out
-    (the site folder, the results folder, the cache), and the sys.path entry of an editable install's import
-    hook (EDITABLE_HOOK), which names no file. A path that is not there counts as "missing".
+    Left out of what counts: what is not under root, the block inputs (Inputs.counted keeps those), the machinery
+    (in every key), the build's own .cache folder, caches and .venv/.git (inputs.SKIPPED, CACHE_DIRS, *.egg-info,
+    *.pyc), what the root's .gitignore ignores (site/, test-results/: made by builds and tests, not part of the
+    checkout), the folders of leave_out (the site folder and the results folder, wherever they are), and the
+    sys.path entry of an editable install's import hook (EDITABLE_HOOK), which names no file. A folder's listing
+    leaves out the same names. A path that is not there counts as "missing".
 
-    Args:
-        root: the site root; paths: {absolute path: whether its content was read} (audit.paths); inputs: the
-            block inputs; leave_out: absolute folders whose files never count.
-
-    Returns:
-        {path relative to root: "c:<sha256>" (content read), "m:file"/"m:folder" (only looked at) or "missing"}.
-
-    Example: outside_reads(root, {str(root / "mkdocs.yml"): True}, inputs, []) == {"mkdocs.yml": "c:5e..."}
+    Example: Outside(root, [root / "site"]).reads({str(root / "mkdocs.yml"): True}, inputs) == {"mkdocs.yml": "c:5e.."}
     """
-    base, found = os.path.realpath(root), {}
-    skip = [os.path.realpath(MACHINERY), *(os.path.realpath(p) for p in leave_out)]
-    for path, content in paths.items():
-        real = os.path.normpath(path)
-        if not real.startswith(base + os.sep) or inputs.relative(path) is not None:
-            continue
-        if any(real == s or real.startswith(s + os.sep) for s in skip):
-            continue
-        relative = Path(os.path.relpath(real, base))
-        if any(part in SKIPPED or part in CACHE_DIRS or part.endswith(".egg-info") for part in relative.parts) \
-                or relative.suffix in (".pyc", ".pyo") or relative.parts[0].startswith(EDITABLE_HOOK):
-            continue
-        found[relative.as_posix()] = found.get(relative.as_posix(), False) or content
-    return {relative: digest(root / relative, content) for relative, content in sorted(found.items())}
 
+    def __init__(self, root: Path, leave_out: list[Path]) -> None:
+        self.root = root
+        self.bases = sorted({os.path.normpath(root), os.path.realpath(root)}, key=len, reverse=True)
+        self.leave_out = {os.path.realpath(p) for p in [MACHINERY, root / OWN_FOLDER, *leave_out]}
+        self.rules = _ignore_rules(root)
 
-def unchanged(root: Path, reads: dict[str, str]) -> bool:
-    """True when every file of a stored run's outside reads still has the digest it had then.
+    def _counts(self, name: str, path: str) -> bool:
+        """Whether an entry (its name and absolute path) counts (class docstring)."""
+        if name in SKIPPED or name in CACHE_DIRS or name.endswith((".egg-info", ".pyc", ".pyo")):
+            return False
+        if os.path.realpath(path) in self.leave_out:
+            return False
+        ignored = False
+        for pattern, folders, negated in self.rules:  # the last rule that matches wins, as in git
+            if fnmatch.fnmatchcase(name, pattern) and (not folders or os.path.isdir(path)):
+                ignored = not negated
+        return not ignored
 
-    Example: unchanged(root, outside_reads(root, paths, inputs, [])) is True
-    """
-    return all(digest(root / path, not then.startswith("m:")) == then for path, then in reads.items())
+    def relative(self, path: str, inputs: Inputs) -> str | None:
+        """A read path as a path relative to root that counts ("." for root itself), or None."""
+        path = os.path.normpath(path)
+        base = next((b for b in self.bases if path == b or path.startswith(b + os.sep)), None)
+        if base is None or inputs.relative(path) is not None:
+            return None
+        rest = Path(os.path.relpath(path, base))
+        if rest.parts and rest.parts[0].startswith(EDITABLE_HOOK):
+            return None
+        current = base
+        for part in rest.parts:
+            current = os.path.join(current, part)
+            if not self._counts(part, current):
+                return None
+        return rest.as_posix()
+
+    def digest(self, relative: str, content: bool) -> str:
+        """A file or folder as a run's read of it is kept.
+
+        Args:
+            relative: its path relative to root ("." for root); content: whether the run read its content.
+
+        Returns:
+            "c:" and the SHA-256 of a file's bytes (through a link: its target and the bytes), or of a folder's
+            sorted entry names that count, when its content was read; else "m:" and what it is ("m:file",
+            "m:folder"); "missing" when it is not there. Only a regular file is read (never a pipe).
+
+        Example: Outside(root, []).digest("mkdocs.yml", False) == "m:file"
+        """
+        path = self.root / relative
+        try:
+            status = os.stat(path)
+        except OSError:
+            return MISSING
+        kind = "folder" if stat.S_ISDIR(status.st_mode) else "file" if stat.S_ISREG(status.st_mode) else "other"
+        if not content or kind == "other":
+            return f"m:{kind}"
+        digest = hashlib.sha256(os.readlink(path).encode() + b"\0" if path.is_symlink() else b"")
+        try:
+            if kind == "folder":
+                names = sorted(n for n in os.listdir(path) if self._counts(n, os.path.join(path, n)))
+                digest.update("\0".join(names).encode())
+            else:
+                fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+                with os.fdopen(fd, "rb") as opened:
+                    digest.update(hashlib.file_digest(opened, "sha256").digest())
+        except OSError:
+            return MISSING
+        return "c:" + digest.hexdigest()
+
+    def reads(self, paths: dict[str, bool], inputs: Inputs) -> dict[str, str]:
+        """The reads of a run that count here, each with its digest now.
+
+        Args:
+            paths: {absolute path: whether its content was read} (audit.paths); inputs: the block inputs.
+
+        Returns:
+            {path relative to root: digest()}, sorted.
+
+        Example: Outside(root, []).reads({str(root / "notes.txt"): True}, inputs) == {"notes.txt": "c:3f..."}
+        """
+        found: dict[str, bool] = {}
+        for path, content in paths.items():
+            if (relative := self.relative(path, inputs)) is not None:
+                found[relative] = found.get(relative, False) or content
+        return {relative: self.digest(relative, content) for relative, content in sorted(found.items())}
+
+    def tree(self) -> str:
+        """The SHA-256 of every file under root that counts (paths and bytes, sorted): what a run whose reads are
+        not known is held to. Example: len(Outside(root, []).tree()) == 64"""
+        digest = hashlib.sha256()
+        for folder, subfolders, names in os.walk(self.root):
+            subfolders[:] = sorted(d for d in subfolders if self._counts(d, os.path.join(folder, d)))
+            for name in sorted(names):
+                path = os.path.join(folder, name)
+                if self._counts(name, path) and not os.path.islink(path):
+                    relative = os.path.relpath(path, self.root)
+                    digest.update(f"\0{relative}\0{self.digest(relative, True)}".encode())
+        return digest.hexdigest()
+
+    def changed(self, reads: dict[str, str]) -> list[str]:
+        """The paths of a stored run's reads (reads()) whose digest is not what it was, sorted.
+
+        Example: Outside(root, []).changed(Outside(root, []).reads(paths, inputs)) == []
+        """
+        return sorted(p for p, then in reads.items() if self.digest(p, not then.startswith("m:")) != then)

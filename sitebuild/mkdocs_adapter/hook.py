@@ -136,7 +136,7 @@ def on_files(files, config):
     elif line := sandbox.announce() if site.mode == "serve" else sandbox.status()[1]:  # serve: its first build only
         log.info(line)
     site.pool = PagePool(site.jobs, on_interrupt=_interrupt)  # SIGINT, SIGTERM: _interrupt, until every page ran
-    site.cache = cache.OutputCache(site.root / cache.FOLDER)  # every build stores what passed, so serve starts warm
+    site.cache = cache.OutputCache(site.root / cache.FOLDER, [Path(config.site_dir)])  # every build stores: warm serve
     site.environment = cache.environment_digest(site.root, site.inputs, site.timeout)
     site.snapshot = Inputs(site.root, site.inputs)
     if site.snapshot.skipped:
@@ -144,7 +144,8 @@ def on_files(files, config):
     if site.results_dir is not None:  # render from a check's results, refused when they are stale (stale.py)
         try:
             site.stored = stale.current(site.results_dir, Path(config.config_file_path), site.docs_dir, site.snapshot,
-                                        site.timeout, site.memory, [f.src_uri for f in files.documentation_pages()])
+                                        site.timeout, site.memory, [f.src_uri for f in files.documentation_pages()],
+                                        Path(config.site_dir))
         except results.ResultsError as error:
             raise PluginError(str(error)) from None
     # Every run but accept's records what it read (audit.py; SITEBUILD_TRACE=strace: strace, reads.py; 0: off).

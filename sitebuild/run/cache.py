@@ -116,12 +116,12 @@ class _Run(BaseModel):
     inputs: str
     results: list[_StoredResult]
 
-    def fits(self, key: str, inputs: Inputs) -> bool:
+    def fits(self, key: str, inputs: Inputs, others: outside.Outside) -> bool:
         if self.key != key:
             return False
         if self.reads is None:
             return self.inputs == inputs.full
-        return inputs.unchanged(self.reads) and outside.unchanged(inputs.root, self.outside)
+        return inputs.unchanged(self.reads) and not others.changed(self.outside)
 
 
 class _Entry(BaseModel):
@@ -140,8 +140,12 @@ class OutputCache:
         cache.get("docs/a.md", key, inputs)  # those results, while what the run read is unchanged
     """
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, leave_out: list[Path] | tuple[Path, ...] = ()) -> None:
         self.folder = folder
+        self.leave_out = [folder, *leave_out]  # never a read that counts (outside.Outside): the cache, the site
+
+    def _others(self, inputs: Inputs) -> outside.Outside:
+        return outside.Outside(inputs.root, self.leave_out)
 
     def _path(self, page: str) -> Path:
         return self.folder / (hashlib.sha256(page.encode()).hexdigest()[:16] + ".json")
@@ -166,8 +170,9 @@ class OutputCache:
 
         Example: OutputCache(root / FOLDER).get("docs/a.md", key, Inputs(root, DEFAULT_INPUTS))
         """
+        others = self._others(inputs)
         for run in self._runs(page):
-            if run.fits(key, inputs):
+            if run.fits(key, inputs, others):
                 return [Result(**{**r.model_dump(), "killed": tuple(r.killed)}) for r in run.results]
         return None
 
@@ -190,8 +195,7 @@ class OutputCache:
         Example: OutputCache(root / FOLDER).put("docs/a.md", key, [Result("hi\\n")], inputs, {"/repo/kit/a.py": True})
         """
         run = _Run(key=key, reads=None if reads is None else inputs.counted(reads),
-                   outside={} if reads is None else outside.outside_reads(inputs.root, reads, inputs,
-                                                                          [inputs.root / FOLDER]),
+                   outside={} if reads is None else self._others(inputs).reads(reads, inputs),
                    inputs="" if reads is not None else inputs.full,
                    results=[_StoredResult(**{**asdict(r), "killed": list(r.killed)}) for r in results])
         same = (run.key, run.reads, run.outside, run.inputs)

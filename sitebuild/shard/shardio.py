@@ -159,6 +159,8 @@ def read_folder(folder: Path) -> Results:
             if not isinstance(sidecar, dict):
                 raise ValueError("not a JSON object")
             shard, extra, problems = sidecar.get("shard"), dict(sidecar.get("digests") or {}), sidecar.get("problems")
+            if not isinstance(problems, list | None):
+                raise ValueError(f"its problems are {type(problems).__name__}, not a list")
             problems = [str(p) for p in problems or []]
         except (OSError, UnicodeDecodeError, ValueError, TypeError) as error:
             raise ResultsError(f"{folder / SHARD_FILE}: cannot be read: {error}") from None

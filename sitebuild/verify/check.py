@@ -154,8 +154,9 @@ def check(config_file: str | Path, pages: list[str] | None = None, out: Callable
                   for path in [approved.approved_path(site.data_dir, uri)]}  # read before any block runs, as the hook
         guard = site_guard(site.root, site.docs_dir, site.data_dir, site.config_file, site.watch, settings.inputs)
         snapshot = Inputs(site.root, settings.inputs) if results_dir is not None else None  # before any block runs
-        site_digest = stale.site_digest(site.config_file, site.docs_dir) if snapshot else ""
-        digests = {uri: stale.digests(site.root, site.docs_dir, uri, snapshot, site_digest)
+        root_files = outside.Outside(site.root, [site.site_dir, results_dir]) if snapshot else None
+        tree = root_files.tree() if root_files else ""
+        digests = {uri: stale.digests(site.root, site.docs_dir, uri, snapshot, tree)
                    for uri in chosen} if snapshot else {}
         tracer = _tracer() if snapshot else None
         for uri in sorted(chosen, key=lambda u: -len(found[u][0])):  # the longest page first, as the hook
@@ -179,8 +180,9 @@ def check(config_file: str | Path, pages: list[str] | None = None, out: Callable
             verify(report, blocks, page_results, {} if problems else outputs, site.root)
             if snapshot is not None:
                 read = None if run[2] is None else snapshot.counted(run[2])
-                elsewhere = None if run[2] is None else outside.outside_reads(
-                    site.root, run[2], snapshot, [site.site_dir, results_dir.resolve(), site.root / ".cache"])
+                elsewhere = None if run[2] is None else root_files.reads(run[2], snapshot)
+                if not blocks:  # nothing ran, so nothing was read: such a page is never stale
+                    read, elsewhere = {}, {}
                 written.append(results.page_results(uri, digests[uri], report.outcomes, page_results, report.problems,
                                                     read, run[4], elsewhere))
             block_count += len(blocks)

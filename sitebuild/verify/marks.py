@@ -18,7 +18,9 @@ carries a mark for every block; the record names the page with every block's key
 ones the record's build wrote (not edited since, nor written by a generator that ignored the plugin). Otherwise it
 names each such page, empties the site folder (a failed `make site` leaves it empty) and exits 1.
 
-Left out: whether the outputs are right (the build's verification did that); marks only say that it ran. A page
+Left out: whether the outputs are right (the build's verification did that); marks only say that it ran. Pages
+copied on purpose from an earlier verified build of the same site folder carry the recorded bytes and pass: the
+record guards against accidents and other generators, not a person rewriting the site. A page
 without executed blocks is not checked. A `--dirty` build (some pages not rebuilt) writes no record, so its site
 fails the check: it is for `make serve`, never to publish.
 """
@@ -188,14 +190,44 @@ def unverified(site: siteconfig.Site, site_dir: Path) -> list[str]:
         if missing:
             problems.append(f"{name}: {len(missing)} of its {len(blocks)} executed block(s) are not marked as verified "
                             f"on {where}")
-        elif entry is None or not set(b.key for b in blocks) <= set(entry.get("verified") or []):
-            problems.append(f"{name}: no build with the verified-blocks plugin recorded verifying its blocks on "
-                            f"{where} (its marks were not written by that build; the record: "
-                            f"{record_path(site.root, site_dir).relative_to(site.root).as_posix()})")
+        elif not record:
+            problems.append(f"{name}: no build with the verified-blocks plugin recorded verifying {where} (there is "
+                            f"no record of one for this site folder: {_shown(record_path(site.root, site_dir), site)})")
+        elif entry is None or not {b.key for b in blocks} <= set(entry.get("verified") or []):
+            problems.append(f"{name}: the last build with the verified-blocks plugin did not record verifying its "
+                            f"blocks on {where} ({_shown(record_path(site.root, site_dir), site)})")
         elif entry.get("file") != where or entry.get("sha256") != hashlib.sha256(data).hexdigest():
             problems.append(f"{name}: {where} is not the page the verifying build wrote (changed since, or written "
                             "by another build or generator)")
     return problems
+
+
+def _shown(path: Path, site: siteconfig.Site) -> str:
+    return path.relative_to(site.root).as_posix() if path.is_relative_to(site.root) else str(path)
+
+
+def unsafe(site: siteconfig.Site, site_dir: Path) -> str:
+    """Why a folder must not be taken for the built site and emptied ("" when it may).
+
+    Args:
+        site: the site (siteconfig.load); site_dir: the folder given as the built site.
+
+    Returns:
+        e.g. "it holds the site root": the folder is the site root or above it, or it is or lies in the docs
+        folder, data/ or a block input, or it holds a .git folder or a mkdocs.yml; else "".
+
+    Example: unsafe(siteconfig.load("mkdocs.yml"), Path("docs")) == "it is or lies in docs/"
+    """
+    folder = site_dir.resolve()
+    if site.root == folder or site.root.is_relative_to(folder):
+        return "it holds the site root"
+    for kept in [site.docs_dir, site.data_dir, *(site.root / name for name in site.settings.inputs)]:
+        if folder.is_relative_to(kept.resolve()):
+            return f"it is or lies in {_shown(kept.resolve(), site)}/"
+    for name in (".git", site.config_file.name):
+        if (folder / name).exists():
+            return f"it holds {name}"
+    return ""
 
 
 def empty(folder: Path) -> None:
@@ -228,7 +260,7 @@ def check_marks(config_file: str | Path, site_dir: Path | None = None, out=print
 
     Returns:
         0 when every page with executed blocks holds; 1 otherwise (the site folder emptied); 2 when mkdocs.yml
-        cannot be read (nothing emptied).
+        cannot be read or the folder is not a built site (unsafe(): nothing emptied).
 
     Example: check_marks("mkdocs.yml") == 0
     """
@@ -238,13 +270,17 @@ def check_marks(config_file: str | Path, site_dir: Path | None = None, out=print
         out(f"marks: {error}")
         return 2
     site_dir = site.site_dir if site_dir is None else site_dir
+    if why := unsafe(site, site_dir):
+        out(f"marks: {site_dir} is not a built site, so it is neither checked nor emptied: {why}")
+        return 2
     problems = unverified(site, site_dir)
     if not problems:
         return 0
     for problem in problems:
         out(problem)
     empty(site_dir)
-    out(f"marks: {len(problems)} page(s) of the built site were not verified (was the verified-blocks plugin left out "
-        f"of mkdocs.yml, or the site built by another generator?); each is named above. The site folder "
-        f"{site_dir.name}/ was emptied: a failed build publishes nothing.")
+    out(f"marks: {len(problems)} page(s) of the built site were not verified by the build that wrote them (the "
+        "verified-blocks plugin left out of mkdocs.yml, another generator, a --dirty or unfinished build, or pages "
+        f"changed after it); each is named above. The site folder {site_dir.name}/ was emptied: a failed build "
+        "publishes nothing.")
     return 1

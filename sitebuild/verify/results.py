@@ -7,11 +7,11 @@ share of the pages each) can be merged by copying their pages/ folders together 
   block_memory, the Python version and the digest of the machinery, sitebuild/) and each page's file;
 - pages/<page>.json, e.g. pages/beginner/cost-and-latency.md.json: one page (PageResults): the digests of what it
   ran against (the page's source, the block inputs as the serve cache digests them, inputs.Inputs.full,
-  requirements.lock, and the site: mkdocs.yml and the docs folder), each block's key, label, result
+  requirements.lock, and every other file of the site root), each block's key, label, result
   (runner.Result: output, problem, exit code, processes killed, undecodable output) and outcome ("passed", or why
   it fails verification against data/), what the page's run read where that is known (reads: the block inputs it
   read, as the serve cache keeps them; outside: the other files of the site root it read, such as mkdocs.yml or
-  another page, outside_reads()), and the run's seconds.
+  another page, find/outside.py), and the run's seconds.
 
 Every file is JSON with sorted keys, written from pydantic models: the same run writes the same bytes but for
 `seconds`, the only clock reading, which stays in the results (nothing the site shows is made from it).
@@ -69,7 +69,7 @@ class BlockResult(_Model):
 
 class Digests(_Model):
     """SHA-256 digests of what a page ran against: its source, the block inputs (Inputs.full), requirements.lock,
-    and the site (mkdocs.yml and the docs folder: what a page whose reads are not known is held to)."""
+    and the site root (every other file: what a page whose reads are not known is held to, stale.py)."""
 
     page: str
     inputs: str
@@ -85,7 +85,7 @@ class PageResults(_Model):
     blocks: list[BlockResult]
     problems: list[str]  # why the page's blocks could not be read, if so
     reads: dict[str, str] | None  # input path -> its digest then; None: not known
-    outside: dict[str, str] | None  # another file of the site root its run read -> its digest then (outside_reads)
+    outside: dict[str, str] | None  # another file of the site root its run read -> its digest then (outside.py)
     seconds: float  # how long its run took: results only, never the site
 
 
@@ -129,7 +129,7 @@ def page_results(src_uri: str, now: Digests, outcomes: list[Outcome], results: l
         src_uri: the page, e.g. "a.md"; now: its digests when its run started (digests());
         outcomes: verify.verify's, one per block; results: the run's, one per block; problems: the page's own;
         read: what the run read ({input path: digest}, Inputs.counted) or None; seconds: how long the run took;
-        outside: the other files of the site root it read (outside_reads), or None when its reads are not known.
+        outside: the other files of the site root it read (outside.Outside.reads), or None when its reads are not known.
 
     Returns:
         The PageResults, seconds rounded to milliseconds.

@@ -5,8 +5,9 @@ A result is only used while it matches the checkout (current()): the manifest's 
 machinery (results.environment) must be this build's; each page's source and requirements.lock must have the
 digests it ran with (digests()), and so must every file its run read: the block inputs it read (reads, as the
 serve cache keeps them, inputs.Inputs) and the other files of the site root (find/outside.py: mkdocs.yml, another
-page, a file of data/). A page whose reads are not known holds to the digests of all the block inputs and of the
-site (site_digest(): mkdocs.yml and the docs folder) instead. Otherwise the results are refused with an error
+page, a file of data/, the root's listing, where pytest would find a new conftest.py). A page whose reads are not
+known holds to the digests of all the block inputs and of every file of the site root (outside.Outside.tree())
+instead. Otherwise the results are refused with an error
 naming each page and what changed.
 
 Left out: data/ as a whole, which a build reads afresh (it verifies the stored outputs against it, as it verifies a
@@ -20,7 +21,7 @@ import hashlib
 from pathlib import Path
 
 from sitebuild.find import outside
-from sitebuild.find.inputs import Inputs, tree_digest
+from sitebuild.find.inputs import Inputs
 from sitebuild.verify.results import ENVIRONMENT, LOCK, Digests, PageResults, ResultsError, environment, read
 
 
@@ -28,46 +29,36 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "missing"
 
 
-def site_digest(config_file: Path, docs_dir: Path) -> str:
-    """The digest of mkdocs.yml and the docs folder (tree_digest).
-
-    Example: site_digest(root / "mkdocs.yml", root / "docs")  # 64 hex digits
-    """
-    digest, root = hashlib.sha256(), config_file.parent
-    for top in (config_file, docs_dir):
-        digest.update(f"\0{top.name}\0{tree_digest(top, root)}".encode())
-    return digest.hexdigest()
-
-
 def digests(root: Path, docs_dir: Path, src_uri: str, inputs: Inputs, site: str) -> Digests:
-    """The digests of a page's source, the block inputs, the lock and the site as they are now.
+    """The digests of a page's source, the block inputs, the lock and the site root as they are now.
 
     Args:
         root: the site root (mkdocs.yml's folder); docs_dir: the pages' folder; src_uri: the page, e.g. "a.md";
-        inputs: the block inputs' digests (inputs.Inputs of the site's block_inputs); site: site_digest() (the
-        same for every page).
+        inputs: the block inputs' digests (inputs.Inputs of the site's block_inputs); site: every other file of
+        the site root (outside.Outside.tree(), the same for every page).
 
     Returns:
         Digests ("missing" for a file that is not there).
 
-    Example: digests(root, root / "docs", "index.md", Inputs(root, ["kit"]), site_digest(...)).page  # 64 hex
+    Example: digests(root, root / "docs", "index.md", Inputs(root, ["kit"]), Outside(root, []).tree()).page
     """
     return Digests(page=_sha256(docs_dir / src_uri), inputs=inputs.full, lock=_sha256(root / LOCK),
                    site=site)
 
 
-def changes(page: PageResults, now: Digests, inputs: Inputs, root: Path) -> list[str]:
+def changes(page: PageResults, now: Digests, inputs: Inputs, others: outside.Outside) -> list[str]:
     """What changed since a page's results were made, in words ([] when they still match the checkout).
 
     Args:
-        page: its results; now: its digests now (digests()); inputs: the block inputs now; root: the site root.
+        page: its results; now: its digests now (digests()); inputs: the block inputs now; others: the other files
+            of the site root (outside.Outside, with the site and results folders left out).
 
     Returns:
         e.g. ["the page's source", "kit/evidencedesk/usage.py (read by its blocks)", "mkdocs.yml (read by its
         blocks)"]; for a page whose reads are not known, "the block inputs (...)" or "mkdocs.yml or the docs
         folder" when any of them changed.
 
-    Example: changes(page, digests(root, docs, "a.md", inputs), inputs, root) == []
+    Example: changes(page, digests(root, docs, "a.md", inputs, site), inputs, Outside(root, [])) == []
     """
     changed = []
     if page.digests.page != now.page:
@@ -78,23 +69,22 @@ def changes(page: PageResults, now: Digests, inputs: Inputs, root: Path) -> list
         if page.digests.inputs != now.inputs:
             changed.append(f"the block inputs ({', '.join(inputs.names)}; its reads are not known)")
         if page.digests.site != now.site:
-            changed.append("mkdocs.yml or the docs folder (its reads are not known)")
+            changed.append("a file of the site root (its reads are not known)")
         return changed
     read = [path for path, digest in page.reads.items() if inputs.digest(path, not digest.startswith("m:")) != digest]
-    read += [path for path, digest in page.outside.items()
-             if outside.digest(root / path, not digest.startswith("m:")) != digest]
-    changed += [f"{path} (read by its blocks)" for path in sorted(read)]
+    read += others.changed(page.outside)
+    changed += [f"{'the site root' if path == '.' else path} (read by its blocks)" for path in sorted(read)]
     return changed
 
 
 def current(folder: Path, config_file: Path, docs_dir: Path, inputs: Inputs, timeout: float, memory: int,
-            pages: list[str]) -> dict[str, PageResults]:
+            pages: list[str], site_dir: Path) -> dict[str, PageResults]:
     """The results of `pages` in folder, each checked against the checkout.
 
     Args:
         folder: the results folder; config_file, docs_dir: the site's mkdocs.yml and pages; inputs: the block
             inputs now (their names must be the manifest's); timeout, memory: the site's block_timeout and
-            block_memory; pages: the src_uri of each page to render.
+            block_memory; pages: the src_uri of each page to render; site_dir: where this build writes the site.
 
     Returns:
         {src_uri: PageResults} for each page of `pages` that has results (a page without blocks may have none).
@@ -103,7 +93,7 @@ def current(folder: Path, config_file: Path, docs_dir: Path, inputs: Inputs, tim
         ResultsError: read() fails; the settings, the Python version or the machinery differ from this build's;
             or some pages' results are stale: one line per page, naming it and what changed since the check.
 
-    Example: current(Path("results"), root / "mkdocs.yml", root / "docs", Inputs(root, ["kit"]), 60.0, 4096, [])
+    Example: current(Path("results"), root / "mkdocs.yml", root / "docs", Inputs(root, ["kit"]), 60.0, 4096, [], site)
     """
     manifest, found = read(folder)
     then = {name: getattr(manifest, name) for name in ENVIRONMENT}
@@ -114,10 +104,11 @@ def current(folder: Path, config_file: Path, docs_dir: Path, inputs: Inputs, tim
             f"{said.get(name, name)} {then[name]}" for name in differ) + "; this build has " + ", ".join(
             f"{now[name]}" for name in differ) + ": run `python -m sitebuild check --results` again")
     root = config_file.resolve().parent
-    stale, site = [], site_digest(config_file, docs_dir)
+    others = outside.Outside(root, [site_dir, folder])
+    stale, site = [], others.tree()
     for src_uri in pages:
         if src_uri in found and (what := changes(found[src_uri], digests(root, docs_dir, src_uri, inputs, site),
-                                                 inputs, root)):
+                                                 inputs, others)):
             stale.append(f"{docs_dir.name}/{src_uri}: {'; '.join(what)} changed since the check")
     if stale:
         raise ResultsError(f"the check results in {folder} are stale for {len(stale)} page(s), so they are not "
