@@ -57,8 +57,8 @@ class Outside:
     (in every key), the build's own .cache folder, caches and .venv/.git (inputs.SKIPPED, CACHE_DIRS, *.egg-info,
     *.pyc), what the root's .gitignore ignores (site/, test-results/: made by builds and tests, not part of the
     checkout), the folders of leave_out (the site folder and the results folder, wherever they are), and the
-    sys.path entry of an editable install's import hook (EDITABLE_HOOK), which names no file. A folder's listing
-    leaves out the same names. A path that is not there counts as "missing".
+    sys.path entry of an editable install's import hook (EDITABLE_HOOK) and Python's "<string>"-like names, which
+    name no file. A folder's listing leaves out the same names. A path that is not there counts as "missing".
 
     Example: Outside(root, [root / "site"]).reads({str(root / "mkdocs.yml"): True}, inputs) == {"mkdocs.yml": "c:5e.."}
     """
@@ -88,7 +88,7 @@ class Outside:
         if base is None or inputs.relative(path) is not None:
             return None
         rest = Path(os.path.relpath(path, base))
-        if rest.parts and rest.parts[0].startswith(EDITABLE_HOOK):
+        if rest.parts and rest.parts[0].startswith((EDITABLE_HOOK, "<")):  # "<unknown>", "<string>": no file
             return None
         current = base
         for part in rest.parts:
