@@ -5,9 +5,9 @@ hold besides its blocks. Inputs walks them once per build, caches left out (as t
 __pycache__, .pytest_cache, .git, .venv, ... and *.pyc), and keeps, by path relative to the site root:
 - a file: the SHA-256 of its content, and what it is: "file", its size and whether it can be run;
 - a folder: the SHA-256 of its entry names (a listing, as os.listdir or ls reads it), and "folder";
-- a symbolic link: the SHA-256 of where it points and, for a link to a regular file, of that file's bytes (never
-  walked: a link cannot lead the walk out of the inputs, nor back into a folder it is walking, where two links to
-  their own folder would never end), and "link".
+- a symbolic link: the SHA-256 of where it points and of what is there, a file's bytes or a folder's listing
+  (path_digest; never walked: a link cannot lead the walk out of the inputs, nor back into a folder it is
+  walking, where two links to their own folder would never end), and "link".
 Only regular files are read: a named pipe, a socket or a device (an untracked FIFO under kit/ would block the
 read forever) is listed, not read, and named in `skipped`, with the links (hook.py logs them in one INFO line).
 A path a run read through a linked folder is digested as it is when asked (digest()), so an edit behind a link
@@ -32,6 +32,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 SKIPPED = {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".git", ".venv"}  # caches, not inputs
@@ -84,22 +85,21 @@ def tree_digest(top: Path, base: Path, skip: tuple[Path, ...] = ()) -> str:
     return digest.hexdigest()
 
 
-def _link_digest(path: Path) -> str:
-    """SHA-256 of a link's target and, when it leads to a regular file, of that file's bytes (never a pipe's)."""
-    digest = hashlib.sha256(os.readlink(path).encode() + b"\0")
-    try:
-        if stat.S_ISREG(os.stat(path).st_mode):
-            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-            with os.fdopen(fd, "rb") as opened:
-                digest.update(hashlib.file_digest(opened, "sha256").digest())
-    except OSError:
-        pass  # a dangling link, or one that cannot be read: where it points is what counts
-    return digest.hexdigest()
+def path_digest(path: Path, content: bool, counts: Callable[[str, str], bool] | None = None) -> str:
+    """A file or folder as it is now, following links: what a read of it is held to.
 
+    Args:
+        path: the file or folder; content: whether its content was read (else only what it is counts);
+        counts: (name, absolute path) -> whether a folder's entry counts in its listing (default: all but
+            caches, SKIPPED).
 
-def _followed(path: Path, content: bool) -> str:
-    """A path read through a linked folder, digested as it is now: "c:" + the SHA-256 of a regular file's bytes or
-    of a folder's listing (content read), else "m:" + what it is; "missing" when it is not there."""
+    Returns:
+        "c:" and the SHA-256 of a regular file's bytes or of a folder's sorted entry names that count, after the
+        link's target when path is a link (content read); else "m:" and what it is ("m:file", "m:folder",
+        "m:other"); "missing" when it is not there. Only a regular file is read, never a pipe or a device.
+
+    Example: path_digest(Path("kit"), False) == "m:folder"
+    """
     try:
         status = os.stat(path)
     except OSError:
@@ -107,15 +107,18 @@ def _followed(path: Path, content: bool) -> str:
     kind = "folder" if stat.S_ISDIR(status.st_mode) else "file" if stat.S_ISREG(status.st_mode) else "other"
     if not content or kind == "other":
         return f"m:{kind}"
+    digest = hashlib.sha256(os.readlink(path).encode() + b"\0" if os.path.islink(path) else b"")
     try:
         if kind == "folder":
-            names = sorted(n for n in os.listdir(path) if not _skipped(n))
-            return "c:" + hashlib.sha256("\0".join(names).encode()).hexdigest()
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-        with os.fdopen(fd, "rb") as opened:
-            return "c:" + hashlib.file_digest(opened, "sha256").hexdigest()
+            keep = counts or (lambda name, _: not _skipped(name))
+            digest.update("\0".join(sorted(n for n in os.listdir(path) if keep(n, os.path.join(path, n)))).encode())
+        else:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+            with os.fdopen(fd, "rb") as opened:
+                digest.update(hashlib.file_digest(opened, "sha256").digest())
     except OSError:
         return MISSING
+    return "c:" + digest.hexdigest()
 
 
 def _skipped(name: str) -> bool:
@@ -171,7 +174,9 @@ class Inputs:
     def _file(self, path: Path, relative: str) -> None:
         """Digest one entry that is not a folder: a regular file by content, a link by its target, else nothing."""
         if path.is_symlink():  # where it points, and the content of a regular file it points to
-            self.entries[relative] = "c:" + _link_digest(path)
+            followed = path_digest(path, True)  # a dangling link: where it points
+            self.entries[relative] = followed if followed != MISSING else \
+                "c:" + hashlib.sha256(os.readlink(path).encode()).hexdigest()
             self.kinds[relative] = "m:link"
             self.skipped.append(f"{relative} (a symbolic link, not walked)")
             return
@@ -203,7 +208,7 @@ class Inputs:
             return found
         parts = relative.split("/")
         if any(self.kinds.get("/".join(parts[:n])) == "m:link" for n in range(1, len(parts))):
-            return _followed(self.root / relative, content)  # read through a linked folder: digested as it is now
+            return path_digest(self.root / relative, content)  # read through a linked folder: digested as it is now
         return MISSING
 
     def relative(self, path: str) -> str | None:

@@ -20,10 +20,9 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import os
-import stat
 from pathlib import Path
 
-from sitebuild.find.inputs import CACHE_DIRS, MACHINERY, MISSING, SKIPPED, Inputs
+from sitebuild.find.inputs import CACHE_DIRS, MACHINERY, SKIPPED, Inputs, path_digest
 
 EDITABLE_HOOK = "__editable__."  # setuptools' "__editable__.<project>.finder.__path_hook__", a sys.path entry
 GITIGNORE = ".gitignore"
@@ -110,26 +109,7 @@ class Outside:
 
         Example: Outside(root, []).digest("mkdocs.yml", False) == "m:file"
         """
-        path = self.root / relative
-        try:
-            status = os.stat(path)
-        except OSError:
-            return MISSING
-        kind = "folder" if stat.S_ISDIR(status.st_mode) else "file" if stat.S_ISREG(status.st_mode) else "other"
-        if not content or kind == "other":
-            return f"m:{kind}"
-        digest = hashlib.sha256(os.readlink(path).encode() + b"\0" if path.is_symlink() else b"")
-        try:
-            if kind == "folder":
-                names = sorted(n for n in os.listdir(path) if self._counts(n, os.path.join(path, n)))
-                digest.update("\0".join(names).encode())
-            else:
-                fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-                with os.fdopen(fd, "rb") as opened:
-                    digest.update(hashlib.file_digest(opened, "sha256").digest())
-        except OSError:
-            return MISSING
-        return "c:" + digest.hexdigest()
+        return path_digest(self.root / relative, content, self._counts)
 
     def reads(self, paths: dict[str, bool], inputs: Inputs) -> dict[str, str]:
         """The reads of a run that count here, each with its digest now.
