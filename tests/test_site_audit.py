@@ -193,3 +193,19 @@ def test_a_trace_whose_quoted_value_never_closes_does_not_parse():
     interleaved = "++ bash -c 'while :; do :; d+ :\n" + "+ :\n" * (audit.MAX_PENDING + 10)
     assert audit._commands(interleaved) is None
     assert audit._commands("+ echo 'a\nb'\n+ :\n") == [["echo", "a\nb"], [":"]]
+
+
+@pytest.mark.parametrize(("code", "expands"), [
+    ("cat kit/*.txt", True),
+    ("echo docs/?.md", True),
+    ("ls [ab].txt", True),
+    ("echo a#*b", True),  # a # inside a word starts no comment
+    ("[ -f x ] && echo y", False),
+    ("[[ -n $x ]]", False),
+    ("echo '$*' \"*\" \\*", False),
+    ("echo $? $* ${x:-*}", False),
+    ("# a * comment\necho a", False),
+    ("python -m pytest kit/tests/test_a.py | tail -n 1 | sed 's/ in [0-9.]*s.*//'", False),
+])
+def test_a_bash_wildcard_is_told_from_quoted_and_special_characters(code, expands):
+    assert audit.globs(code) is expands

@@ -265,3 +265,15 @@ def test_every_field_of_a_result_comes_back_from_the_cache(tmp_path):
     cache.put("docs/a.md", "key", [Result(**values)], NONE, None)
 
     assert cache.get("docs/a.md", "key", NONE) == [Result(**values)]
+
+
+def test_a_run_whose_reads_are_not_known_is_held_to_every_file_of_the_site_root(tmp_path):
+    (tmp_path / "kit").mkdir()
+    (tmp_path / "notes.txt").write_text("v1\n", encoding="utf-8")  # outside the block inputs
+    cache = OutputCache(tmp_path / ".cache" / "sitebuild")
+    cache.put("docs/a.md", "key", [Result("v1\n")], Inputs(tmp_path, ["kit"]), None)  # None: reads not known
+    assert cache.get("docs/a.md", "key", Inputs(tmp_path, ["kit"])) == [Result("v1\n")]
+
+    (tmp_path / "notes.txt").write_text("v2\n", encoding="utf-8")
+
+    assert cache.get("docs/a.md", "key", Inputs(tmp_path, ["kit"])) is None

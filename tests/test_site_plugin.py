@@ -286,6 +286,42 @@ def test_results_are_stale_once_a_file_behind_a_link_in_the_block_inputs_changes
     assert "docs/index.md: fixturekit/data.txt (read by its blocks) changed since the check" in built.output
 
 
+def test_a_wildcard_makes_a_pages_reads_unknown_so_a_new_file_in_the_inputs_makes_its_results_stale(
+        make_site, tmp_path, capsys):
+    site, _ = stamped_site(make_site, tmp_path)
+    site.write("docs/index.md", page(fence("echo fixturekit/*.py", "bash")))
+    assert site.accept().code == 0
+    folder = tmp_path / "results"
+    site.options(results=str(folder))  # before the check: such a page holds to every file of the site root
+    assert run_main(capsys, "check", "-f", str(site.config), "--results", str(folder))[0] == 0
+    assert json.loads((folder / "pages" / "index.md.json").read_text(encoding="utf-8"))["reads"] is None
+    assert site.build().code == 0
+
+    site.write("fixturekit/more.py", "")  # the wildcard would now print it too
+    built = site.build()
+
+    assert built.code == 1, built
+    assert "docs/index.md: the block inputs (fixturekit; its reads are not known)" in built.output
+
+
+def test_a_git_ignored_file_a_block_opened_by_name_still_counts_and_results_inside_the_root_are_left_out(
+        make_site, tmp_path, capsys):
+    site = make_site({"index.md": page(fence("cat secret.env", "bash"))})
+    site.write(".gitignore", "*.env\n")
+    site.write("secret.env", "TOKEN=1\n")
+    assert site.accept().code == 0
+    folder = site.root / "out" / "results"  # inside the root: out/ is new to its listing, and left out of it
+    assert run_main(capsys, "check", "-f", str(site.config), "--results", str(folder))[0] == 0
+    site.options(results=str(folder))
+    assert site.build().code == 0
+
+    site.write("secret.env", "TOKEN=2\n")
+    built = site.build()
+
+    assert built.code == 1, built
+    assert "docs/index.md: secret.env (read by its blocks) changed since the check" in built.output
+
+
 def test_a_page_without_blocks_is_never_stale(make_site, tmp_path, capsys):
     site = make_site({"index.md": page("No blocks."), "other.md": page(fence("print(1)"), title="Other")})
     assert site.accept().code == 0
@@ -452,6 +488,19 @@ def test_marks_refuses_a_folder_that_is_not_a_built_site_and_empties_nothing(mak
     assert code == 2, output
     assert "is not a built site, so it is neither checked nor emptied: it" in output
     assert files_of(site.root) == before
+
+
+def test_marks_refuses_a_folder_that_no_build_wrote(make_site, capsys, tmp_path):
+    site = make_site({"index.md": page(fence("print(1)"))})
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "thesis.tex").write_text("years of work\n", encoding="utf-8")
+
+    code, output = run_main(capsys, "marks", str(victim), "-f", str(site.config))
+
+    assert code == 2, output
+    assert "it is not mkdocs.yml's site_dir, no build with the plugin recorded writing it" in output
+    assert (victim / "thesis.tex").read_text(encoding="utf-8") == "years of work\n"
 
 
 def test_make_site_runs_the_marks_check_after_the_build():

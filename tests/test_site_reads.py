@@ -106,7 +106,8 @@ def test_an_edit_reruns_only_the_page_that_read_the_file_and_undoing_it_reruns_n
 @pytest.mark.parametrize(("edit", "reruns"), [
     (("kit/new_module.py", "x = 1\n"), (1, 1)),  # a new file where the import system listed the folder
     (("requirements.lock", "pydantic==2.1\n"), (2, 0)),  # the lock counts for every page, read or not
-    (("README.md", "notes\n"), (0, 2)),  # outside the block inputs, as before
+    (("README.md", "notes\n"), (1, 1)),  # a new file at the site root, which the import system listed too
+    (("docs/notes.txt", "notes\n"), (0, 2)),  # a new file in a folder no run read or listed
 ])
 def test_a_new_file_in_a_listed_folder_and_the_lock_rerun_pages(edit, reruns, make_site):
     site = make_site({"index.md": page(WAYS["import"][0]), "beside.md": page(fence("print('beside')"))}, KIT)

@@ -1,8 +1,8 @@
 """The block inputs as one build found them: a digest of each file and folder, read once when the build starts.
 
 The plugin's `block_inputs` (default kit, pyproject.toml, requirements.lock) names what a page's cache key may
-hold besides its blocks. Inputs walks them once per build, caches left out (as the key always has:
-__pycache__, .pytest_cache, .git, .venv, ... and *.pyc), and keeps, by path relative to the site root:
+hold besides its blocks. Inputs walks them once per build, caches left out (SKIPPED and CACHE_DIRS: __pycache__,
+.pytest_cache, .hypothesis, .git, .venv, ...; *.egg-info, *.pyc), and keeps, by path relative to the site root:
 - a file: the SHA-256 of its content, and what it is: "file", its size and whether it can be run;
 - a folder: the SHA-256 of its entry names (a listing, as os.listdir or ls reads it), and "folder";
 - a symbolic link: the SHA-256 of where it points and of what is there, a file's bytes or a folder's listing
@@ -122,7 +122,7 @@ def path_digest(path: Path, content: bool, counts: Callable[[str, str], bool] | 
 
 
 def _skipped(name: str) -> bool:
-    return name in SKIPPED or name.endswith(".pyc")
+    return name in SKIPPED or name in CACHE_DIRS or name.endswith((".pyc", ".pyo", ".egg-info"))
 
 
 class Inputs:

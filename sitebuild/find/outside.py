@@ -54,10 +54,11 @@ class Outside:
 
     Left out of what counts: what is not under root, the block inputs (Inputs.counted keeps those), the machinery
     (in every key), the build's own .cache folder, caches and .venv/.git (inputs.SKIPPED, CACHE_DIRS, *.egg-info,
-    *.pyc), what the root's .gitignore ignores (site/, test-results/: made by builds and tests, not part of the
-    checkout), the folders of leave_out (the site folder and the results folder, wherever they are), and the
-    sys.path entry of an editable install's import hook (EDITABLE_HOOK) and Python's "<string>"-like names, which
-    name no file. A folder's listing leaves out the same names. A path that is not there counts as "missing".
+    *.pyc), in a folder's listing what the root's .gitignore ignores (site/, test-results/: made by builds and
+    tests, not part of the checkout; a file a run opened by name counts even so), the folders of leave_out (the site
+    folder and the results folder, wherever they are; in listings, the folders above them too), and the sys.path
+    entry of an editable install's import hook (EDITABLE_HOOK) and Python's "<string>"-like names, which name no
+    file. A folder's listing leaves out the same names. A path that is not there counts as "missing".
 
     Example: Outside(root, [root / "site"]).reads({str(root / "mkdocs.yml"): True}, inputs) == {"mkdocs.yml": "c:5e.."}
     """
@@ -66,13 +67,24 @@ class Outside:
         self.root = root
         self.bases = sorted({os.path.normpath(root), os.path.realpath(root)}, key=len, reverse=True)
         self.leave_out = {os.path.realpath(p) for p in [MACHINERY, root / OWN_FOLDER, *leave_out]}
+        real_root, self.above = os.path.realpath(root), set()  # in listings: the folders above a left-out one
+        for left in self.leave_out:  # (out/ of out/results, which the check made after the run listed the root)
+            parent = os.path.dirname(left)
+            while parent.startswith(real_root + os.sep):
+                self.above.add(parent)
+                parent = os.path.dirname(parent)
         self.rules = _ignore_rules(root)
 
-    def _counts(self, name: str, path: str) -> bool:
-        """Whether an entry (its name and absolute path) counts (class docstring)."""
+    def _counts(self, name: str, path: str, listed: bool = True) -> bool:
+        """Whether an entry (its name and absolute path) counts (class docstring); .gitignore's rules apply to what
+        a folder's listing shows (listed), not to a file a run opened by its name."""
         if name in SKIPPED or name in CACHE_DIRS or name.endswith((".egg-info", ".pyc", ".pyo")):
             return False
         if os.path.realpath(path) in self.leave_out:
+            return False
+        if not listed:
+            return True
+        if os.path.realpath(path) in self.above:
             return False
         ignored = False
         for pattern, folders, negated in self.rules:  # the last rule that matches wins, as in git
@@ -92,7 +104,7 @@ class Outside:
         current = base
         for part in rest.parts:
             current = os.path.join(current, part)
-            if not self._counts(part, current):
+            if not self._counts(part, current, listed=False):
                 return None
         return rest.as_posix()
 
@@ -132,11 +144,12 @@ class Outside:
         """The SHA-256 of every file under root that counts (paths and bytes, sorted): what a run whose reads are
         not known is held to. Example: len(Outside(root, []).tree()) == 64"""
         digest = hashlib.sha256()
-        for folder, subfolders, names in os.walk(self.root):
+        for folder, subfolders, names in os.walk(self.root):  # a linked folder: its target and listing, not walked
             subfolders[:] = sorted(d for d in subfolders if self._counts(d, os.path.join(folder, d)))
-            for name in sorted(names):
+            linked = [d for d in subfolders if os.path.islink(os.path.join(folder, d))]
+            for name in sorted([*names, *linked]):
                 path = os.path.join(folder, name)
-                if self._counts(name, path) and not os.path.islink(path):
+                if self._counts(name, path):
                     relative = os.path.relpath(path, self.root)
                     digest.update(f"\0{relative}\0{self.digest(relative, True)}".encode())
         return digest.hexdigest()

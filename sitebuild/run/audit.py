@@ -19,7 +19,8 @@ known for sure, and the page keeps the key of every input file (cache.py):
   (tr, mktemp, echo, printf, export, ...), each only with the options listed for it; nor `sh -c STRING` (what
   subprocess's shell=True runs) whose STRING is simple commands of those joined by `;`, `&&`, `||` or `|`,
   with no expansion, redirection, glob or subshell (_shell_commands);
-- a bash command string with a here-document, a here-string or `<(...)`, or that reads a file through a
+- a bash command string that expands a wildcard (globs(): the trace shows what it matched, not the listing it
+  read); a bash command string with a here-document, a here-string or `<(...)`, or that reads a file through a
   redirection (`< FILE`) whose name it cannot tell (FILE is read once its variables are replaced with the
   values the trace assigned them); a `cd`, `source`, `set +x` or `exec`; an xtrace line that does not parse.
 
@@ -253,6 +254,44 @@ def _redirected(code: str) -> list[str] | None:
     return found
 
 
+def globs(code: str) -> bool:
+    """Whether bash code expands a wildcard: an unquoted `*`, `?` or `[...]` outside comments (not `$?`, `$*`,
+    `${...}`, nor the `[` and `[[` of a test). An xtrace shows the files a wildcard matched, not the listing it
+    read, so a new file there would go unseen; such a run's reads are not known.
+
+    Example: globs("cat kit/*.txt") and not globs("sed 's/ in [0-9.]*s//' || echo $?")
+    """
+    quote, index = "", 0
+    while index < len(code):
+        char = code[index]
+        if quote == "'":
+            quote = "" if char == "'" else quote
+        elif char == "\\":
+            index += 1
+        elif quote == '"':
+            quote = "" if char == '"' else quote
+            if char == "$" and code[index + 1:index + 2] == "{":
+                index = code.find("}", index) if "}" in code[index:] else len(code)
+        elif char in "'\"":
+            quote = char
+        elif char == "#" and (index == 0 or code[index - 1].isspace()):
+            index = code.find("\n", index) if "\n" in code[index:] else len(code)
+        elif char == "$":
+            following = code[index + 1:index + 2]
+            if following == "{":
+                index = code.find("}", index) if "}" in code[index:] else len(code)
+            elif following and following in "?*#@!$-0123456789":
+                index += 1
+        elif char in "*?":
+            return True
+        elif char == "[" and code[index + 1:index + 2] not in ("", " ", "\t", "\n", "["):
+            end = re.search(r"[\s\]]", code[index + 1:])
+            if end and end.group() == "]":
+                return True
+        index += 1
+    return False
+
+
 def _bash(record: Path) -> tuple[list[str], str]:
     """The files one bash record says its shell read with KNOWN programs, or ([], why) when that is not known."""
     try:
@@ -260,6 +299,8 @@ def _bash(record: Path) -> tuple[list[str], str]:
         trace = read_record(record, "utf-8")
     except (OSError, UnicodeDecodeError):
         return [], "a shell's record cannot be read"
+    if globs(code):
+        return [], "a bash block expands a wildcard, whose folder's listing is not recorded"
     commands = _commands(trace)
     if commands is None:
         return [], "a shell's trace does not parse"

@@ -11,10 +11,11 @@ A page's run is kept under two parts:
   inputs.py digests them), each with its digest when the run started, and the other files of the site root it
   read (mkdocs.yml grepped for the nav, another page: find/outside.py), each with its digest as the run ended.
   A run whose reads are not known for sure (a program whose reads are not recorded, a process that left no
-  whole record) keeps the digest of every input file instead, as the only key used to (inputs.Inputs.full).
-A stored run is reused when its key is the page's and every file it read is as it was (or, for a run
-whose reads are not known, every input file is). An edit of a kit module re-runs only the pages whose runs read
-it; undoing the edit re-runs nothing, since each page keeps its last MAX_RUNS runs (at most MAX_BYTES of
+  whole record) keeps the digest of every input file and every other file of the site root instead
+  (everything()).
+A stored run is reused when its key is the page's and every file it read is as it was (or, for a run whose
+reads are not known, every file of the site root is). An edit of a kit module re-runs only the pages whose runs
+read it; undoing the edit re-runs nothing, since each page keeps its last MAX_RUNS runs (at most MAX_BYTES of
 JSON), newest first, and the run from before the edit is one of them.
 
 Only `make serve` reads the cache: `make site`, `make test` and `make accept` always run every
@@ -32,9 +33,8 @@ is logged as a WARNING naming the page and the reason; the build goes on, since 
 the next serve a run. That warning is logged on "sitebuild.cache", outside MkDocs' own "mkdocs" logger, and
 shown through MkDocs' handlers (logs.uncounted), so that a strict build does not count it as a failure.
 
-Left out: for a run whose reads are not known, the files outside the block inputs (a bash block that cats docs/
-or data/ under a program whose reads are not recorded): list them in the plugin's `block_inputs`, or delete the
-cache folder.
+Left out: what find/outside.py leaves out (a read the audit hook cannot see, such as a stat of a file that is not
+there; caches; .git): list such files in the plugin's `block_inputs`, or delete the cache folder.
 """
 
 from __future__ import annotations
@@ -95,6 +95,14 @@ def page_key(blocks: list[Block], default_timeout: float, environment: str) -> s
     return hashlib.sha256(json.dumps([environment, signatures]).encode()).hexdigest()
 
 
+def everything(inputs: Inputs, others: outside.Outside) -> str:
+    """What a run whose reads are not known is held to: every input file and every other file of the site root.
+
+    Example: everything(Inputs(root, ["kit"]), outside.Outside(root, []))  # 64 hex digits
+    """
+    return hashlib.sha256(f"{inputs.full}\0{others.tree()}".encode()).hexdigest()
+
+
 class _StoredResult(BaseModel):
     """One runner.Result as stored: every field of it (test_site_cache checks that none is missing)."""
 
@@ -120,7 +128,7 @@ class _Run(BaseModel):
         if self.key != key:
             return False
         if self.reads is None:
-            return self.inputs == inputs.full
+            return self.inputs == everything(inputs, others)
         return inputs.unchanged(self.reads) and not others.changed(self.outside)
 
 
@@ -196,7 +204,7 @@ class OutputCache:
         """
         run = _Run(key=key, reads=None if reads is None else inputs.counted(reads),
                    outside={} if reads is None else self._others(inputs).reads(reads, inputs),
-                   inputs="" if reads is not None else inputs.full,
+                   inputs="" if reads is not None else everything(inputs, self._others(inputs)),
                    results=[_StoredResult(**{**asdict(r), "killed": list(r.killed)}) for r in results])
         same = (run.key, run.reads, run.outside, run.inputs)
         runs = [run] + [r for r in self._runs(page) if (r.key, r.reads, r.outside, r.inputs) != same]

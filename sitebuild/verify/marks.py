@@ -42,6 +42,8 @@ ATTRIBUTE = "data-verified"
 FIRST_TAG = re.compile(r"""^(<div(?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?)*)(\s*/?>)""")
 MARK = re.compile(ATTRIBUTE + r'="([^"]*)"')
 RECORD_FOLDER = Path(".cache") / "sitebuild" / "verified"  # under the site root, git-ignored with the cache
+BUILT = ("sitemap.xml", "404.html")  # what every MkDocs build writes into its site folder
+MARKDOWN = (".markdown", ".mdown", ".mkdn", ".mkd", ".md")  # the pages MkDocs builds (mkdocs.utils.markdown_extensions)
 
 
 def mark(block_html: str, key: str) -> str:
@@ -73,7 +75,10 @@ def built_page(site_dir: Path, src_uri: str) -> Path | None:
 
     Example: built_page(Path("site"), "beginner/a.md") == Path("site/beginner/a/index.html")
     """
-    stem = src_uri.removesuffix(".md")
+    stem = src_uri[:-len(Path(src_uri).suffix)] if Path(src_uri).suffix in MARKDOWN else src_uri
+    folder, _, name = stem.rpartition("/")
+    if name.lower() == "readme":  # MkDocs builds README.md as its folder's index page (when there is no index.md)
+        stem = f"{folder}/index" if folder else "index"
     if stem == "index" or stem.endswith("/index"):
         candidates = [site_dir / f"{stem}.html"]
     else:
@@ -167,10 +172,13 @@ def unverified(site: siteconfig.Site, site_dir: Path) -> list[str]:
     """
     docs = site.docs_dir.relative_to(site.root).as_posix() if site.docs_dir.is_relative_to(site.root) else "docs"
     record = read_record(site.root, site_dir)
-    others = [p.relative_to(site.docs_dir).as_posix() for p in sorted(site.docs_dir.rglob("*.md"))]
+    others = [p.relative_to(site.docs_dir).as_posix() for p in sorted(site.docs_dir.rglob("*"))
+              if p.suffix in MARKDOWN and p.is_file()]
     problems = []
     for src_uri in dict.fromkeys([*site.pages, *others]):
-        built = built_page(site_dir, src_uri)
+        entry = record.get(src_uri) if isinstance(record.get(src_uri), dict) else None
+        recorded = site_dir / str(entry.get("file")) if entry and entry.get("file") else None
+        built = recorded if recorded and recorded.is_file() else built_page(site_dir, src_uri)
         if built is None and src_uri not in site.pages:
             continue  # not in the nav and not built (left out of the site): nothing published to vouch for
         blocks, errors = siteconfig.read_page(site, src_uri)
@@ -186,7 +194,6 @@ def unverified(site: siteconfig.Site, site_dir: Path) -> list[str]:
         where, data = built.relative_to(site_dir).as_posix(), built.read_bytes()
         found = set(MARK.findall(data.decode("utf-8", errors="replace")))
         missing = [b.key for b in blocks if html.escape(b.key, quote=True) not in found]
-        entry = record.get(src_uri) if isinstance(record.get(src_uri), dict) else None
         if missing:
             problems.append(f"{name}: {len(missing)} of its {len(blocks)} executed block(s) are not marked as verified "
                             f"on {where}")
@@ -214,7 +221,9 @@ def unsafe(site: siteconfig.Site, site_dir: Path) -> str:
 
     Returns:
         e.g. "it holds the site root": the folder is the site root or above it, or it is or lies in the docs
-        folder, data/ or a block input, or it holds a .git folder or a mkdocs.yml; else "".
+        folder, data/ or a block input, or it holds a .git folder or a mkdocs.yml, or it is none of mkdocs.yml's
+        site_dir, a folder a build with the plugin recorded writing, or a folder holding what MkDocs writes
+        (BUILT); else "".
 
     Example: unsafe(siteconfig.load("mkdocs.yml"), Path("docs")) == "it is or lies in docs/"
     """
@@ -227,7 +236,10 @@ def unsafe(site: siteconfig.Site, site_dir: Path) -> str:
     for name in (".git", site.config_file.name):
         if (folder / name).exists():
             return f"it holds {name}"
-    return ""
+    built = folder == site.site_dir.resolve() or record_path(site.root, folder).exists() or any(
+        (folder / name).is_file() for name in BUILT)
+    return "" if built else ("it is not mkdocs.yml's site_dir, no build with the plugin recorded writing it, and it "
+                             f"holds none of {', '.join(BUILT)}")
 
 
 def empty(folder: Path) -> None:

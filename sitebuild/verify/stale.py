@@ -105,7 +105,8 @@ def current(folder: Path, config_file: Path, docs_dir: Path, inputs: Inputs, tim
             f"{now[name]}" for name in differ) + ": run `python -m sitebuild check --results` again")
     root = config_file.resolve().parent
     others = outside.Outside(root, [site_dir, folder])
-    stale, site = [], others.tree()
+    unknown = any(found[uri].reads is None or found[uri].outside is None for uri in pages if uri in found)
+    stale, site = [], others.tree() if unknown else ""  # walked only for a page whose reads are not known
     for src_uri in pages:
         if src_uri in found and (what := changes(found[src_uri], digests(root, docs_dir, src_uri, inputs, site),
                                                  inputs, others)):
