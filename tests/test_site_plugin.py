@@ -175,14 +175,18 @@ def test_results_are_the_same_bytes_from_run_to_run_but_for_the_seconds(make_sit
     assert texts[0] == texts[1]
 
 
+def rendered_from_results(site, capsys, folder: Path) -> None:
+    """Approve the site's outputs, check it into folder, and build it from those results (which must pass)."""
+    assert site.accept().code == 0
+    assert run_main(capsys, "check", "-f", str(site.config), "--results", str(folder))[0] == 0
+    site.options(results=str(folder))
+    assert site.build().code == 0
+
+
 def test_stale_results_are_refused_naming_the_page_and_what_changed(make_site, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("SITEBUILD_SANDBOX", "0")
     site, _ = stamped_site(make_site, tmp_path)
-    assert site.accept().code == 0
-    results = tmp_path / "results"
-    assert run_main(capsys, "check", "-f", str(site.config), "--results", str(results))[0] == 0
-    site.options(results=str(results))
-    assert site.build().code == 0
+    rendered_from_results(site, capsys, tmp_path / "results")
 
     site.write("fixturekit/__init__.py", "def greeting():\n    return 'hello, edited'\n")
     kit_edited = site.build()
@@ -273,11 +277,7 @@ def test_results_are_stale_once_a_file_behind_a_link_in_the_block_inputs_changes
     shared.write_text("v1\n", encoding="utf-8")
     (site.root / "fixturekit" / "data.txt").symlink_to(shared)
     site.write("docs/index.md", page(fence("cat fixturekit/data.txt", "bash")))
-    assert site.accept().code == 0
-    folder = tmp_path / "results"
-    assert run_main(capsys, "check", "-f", str(site.config), "--results", str(folder))[0] == 0
-    site.options(results=str(folder))
-    assert site.build().code == 0
+    rendered_from_results(site, capsys, tmp_path / "results")
 
     shared.write_text("v2\n", encoding="utf-8")
     built = site.build()
@@ -309,11 +309,7 @@ def test_a_git_ignored_file_a_block_opened_by_name_still_counts_and_results_insi
     site = make_site({"index.md": page(fence("cat secret.env", "bash"))})
     site.write(".gitignore", "*.env\n")
     site.write("secret.env", "TOKEN=1\n")
-    assert site.accept().code == 0
-    folder = site.root / "out" / "results"  # inside the root: out/ is new to its listing, and left out of it
-    assert run_main(capsys, "check", "-f", str(site.config), "--results", str(folder))[0] == 0
-    site.options(results=str(folder))
-    assert site.build().code == 0
+    rendered_from_results(site, capsys, site.root / "out" / "results")  # out/: new to the root's listing, left out
 
     site.write("secret.env", "TOKEN=2\n")
     built = site.build()

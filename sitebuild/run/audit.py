@@ -222,10 +222,10 @@ def _commands(trace: str) -> list[list[str]] | None:
     return None if text else found
 
 
-def _redirected(code: str) -> list[str] | None:
-    """The words after each `<` of a bash command string that is not in single quotes or a comment (the files it
-    reads through redirections, as written); None for a here-document, a here-string or a process substitution."""
-    found, quote, index = [], "", 0
+def _bare(code: str):
+    """Each character of a bash command string outside single quotes and comments, with its index, escapes
+    skipped: (index, char). Double-quoted text is yielded too, since a `$(...)` in it runs as code."""
+    quote, index = "", 0
     while index < len(code):
         char = code[index]
         if quote == "'":
@@ -239,56 +239,53 @@ def _redirected(code: str) -> list[str] | None:
         elif char == "#" and not quote and (index == 0 or code[index - 1] in " \t\n;|&("):
             index = code.find("\n", index)
             index = len(code) if index < 0 else index
-        elif char == "<":
-            rest = code[index + 1:].lstrip(" \t")
-            if rest[:1] in ("<", "("):
-                return None
-            if rest[:1] == "&":  # <&N: a descriptor, not a file
-                index += 1
-                continue
-            word = re.match(r'"([^"]*)"|([^\s;|&()<>"]+)', rest)
-            if word is None:
-                return None
-            found.append(word[1] if word[1] is not None else word[2])
+        else:
+            yield index, char
         index += 1
+
+
+def _redirected(code: str) -> list[str] | None:
+    """The words after each `<` of a bash command string that is not in single quotes or a comment (the files it
+    reads through redirections, as written); None for a here-document, a here-string or a process substitution."""
+    found = []
+    for index, char in _bare(code):
+        if char != "<":
+            continue
+        rest = code[index + 1:].lstrip(" \t")
+        if rest[:1] in ("<", "("):
+            return None
+        if rest[:1] == "&":  # <&N: a descriptor, not a file
+            continue
+        word = re.match(r'"([^"]*)"|([^\s;|&()<>"]+)', rest)
+        if word is None:
+            return None
+        found.append(word[1] if word[1] is not None else word[2])
     return found
 
 
 def globs(code: str) -> bool:
-    """Whether bash code expands a wildcard: an unquoted `*`, `?` or `[...]` outside comments (not `$?`, `$*`,
-    `${...}`, nor the `[` and `[[` of a test). An xtrace shows the files a wildcard matched, not the listing it
-    read, so a new file there would go unseen; such a run's reads are not known.
+    """Whether bash code may expand a wildcard: a `*`, `?` or `[...]` outside single quotes and comments (not
+    `$?`, `$*`, `${...}`, nor the `[` and `[[` of a test; one in double quotes counts, since a `$(...)` there runs as
+    code). An xtrace shows the files a wildcard matched, not the listing it read, so a new file there would go
+    unseen; such a run's reads are not known.
 
     Example: globs("cat kit/*.txt") and not globs("sed 's/ in [0-9.]*s//' || echo $?")
     """
-    quote, index = "", 0
-    while index < len(code):
-        char = code[index]
-        if quote == "'":
-            quote = "" if char == "'" else quote
-        elif char == "\\":
-            index += 1
-        elif quote == '"':
-            quote = "" if char == '"' else quote
-            if char == "$" and code[index + 1:index + 2] == "{":
-                index = code.find("}", index) if "}" in code[index:] else len(code)
-        elif char in "'\"":
-            quote = char
-        elif char == "#" and (index == 0 or code[index - 1].isspace()):
-            index = code.find("\n", index) if "\n" in code[index:] else len(code)
-        elif char == "$":
-            following = code[index + 1:index + 2]
-            if following == "{":
-                index = code.find("}", index) if "}" in code[index:] else len(code)
-            elif following and following in "?*#@!$-0123456789":
-                index += 1
+    skip = -1  # the last index of a parameter expansion being passed over
+    for index, char in _bare(code):
+        if index <= skip:
+            continue
+        following = code[index + 1:index + 2]
+        if char == "$" and following == "{":
+            skip = code.find("}", index) if "}" in code[index:] else len(code)
+        elif char == "$" and following and following in "?*#@!$-0123456789":
+            skip = index + 1
         elif char in "*?":
             return True
-        elif char == "[" and code[index + 1:index + 2] not in ("", " ", "\t", "\n", "["):
+        elif char == "[" and following not in ("", " ", "\t", "\n", "["):
             end = re.search(r"[\s\]]", code[index + 1:])
             if end and end.group() == "]":
                 return True
-        index += 1
     return False
 
 
