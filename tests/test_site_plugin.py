@@ -15,7 +15,7 @@ from sitebuild.__main__ import main
 from sitebuild.find import siteconfig
 from sitebuild.find.inputs import Inputs
 from sitebuild.verify import marks, results, stale
-from tests.conftest import REPO_ROOT, fence, page
+from tests.conftest import REPO_ROOT, fence, in_process, page
 
 pytestmark = pytest.mark.site
 
@@ -316,6 +316,22 @@ def test_a_git_ignored_file_a_block_opened_by_name_still_counts_and_results_insi
 
     assert built.code == 1, built
     assert "docs/index.md: secret.env (read by its blocks) changed since the check" in built.output
+
+
+def test_a_site_built_inside_the_root_is_not_part_of_the_checkout_the_results_hold_to(make_site, tmp_path, capsys):
+    listing = "import os\nprint(sorted(n for n in os.listdir('.') if n.endswith('.py')))"  # the root, as pytest
+    site = make_site({"index.md": page(fence(listing))})
+    assert site.accept().code == 0
+    inside = site.root / "out"
+    assert in_process("build", site.config, inside).code == 0  # `mkdocs build -d out`, before the check
+    folder = tmp_path / "results"
+    site.options(results=str(folder))
+    assert run_main(capsys, "check", "-f", str(site.config), "--results", str(folder))[0] == 0
+
+    rebuilt = in_process("build", site.config, inside)  # out/ is there, built anew from the results
+
+    assert rebuilt.code == 0, rebuilt
+    assert "blocks: none ran" in rebuilt.output
 
 
 def test_a_page_without_blocks_is_never_stale(make_site, tmp_path, capsys):

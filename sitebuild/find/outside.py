@@ -26,6 +26,7 @@ from sitebuild.find.inputs import CACHE_DIRS, MACHINERY, SKIPPED, Inputs, path_d
 
 EDITABLE_HOOK = "__editable__."  # setuptools' "__editable__.<project>.finder.__path_hook__", a sys.path entry
 GITIGNORE = ".gitignore"
+BUILT_SITE = ("sitemap.xml", "404.html")  # what every MkDocs build writes into its site folder
 OWN_FOLDER = ".cache"  # the build's own folder under the site root: the serve cache, the marks' record
 
 
@@ -56,9 +57,10 @@ class Outside:
     (in every key), the build's own .cache folder, caches and .venv/.git (inputs.SKIPPED, CACHE_DIRS, *.egg-info,
     *.pyc), in a folder's listing what the root's .gitignore ignores (site/, test-results/: made by builds and
     tests, not part of the checkout; a file a run opened by name counts even so), the folders of leave_out (the site
-    folder and the results folder, wherever they are; in listings, the folders above them too), and the sys.path
-    entry of an editable install's import hook (EDITABLE_HOOK) and Python's "<string>"-like names, which name no
-    file. A folder's listing leaves out the same names. A path that is not there counts as "missing".
+    folder and the results folder, wherever they are), in listings the folders above them and any folder holding a
+    built site (BUILT_SITE: `mkdocs build -d out`, before or after a check), and the sys.path entry of an editable
+    install's import hook (EDITABLE_HOOK) and Python's "<string>"-like names, which name no file. A folder's listing
+    leaves out the same names. A path that is not there counts as "missing".
 
     Example: Outside(root, [root / "site"]).reads({str(root / "mkdocs.yml"): True}, inputs) == {"mkdocs.yml": "c:5e.."}
     """
@@ -84,8 +86,8 @@ class Outside:
             return False
         if not listed:
             return True
-        if os.path.realpath(path) in self.above:
-            return False
+        if os.path.realpath(path) in self.above or all(os.path.isfile(os.path.join(path, n)) for n in BUILT_SITE):
+            return False  # above a left-out folder, or a site MkDocs built (`mkdocs build -d out` at any time)
         ignored = False
         for pattern, folders, negated in self.rules:  # the last rule that matches wins, as in git
             if fnmatch.fnmatchcase(name, pattern) and (not folders or os.path.isdir(path)):

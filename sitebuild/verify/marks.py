@@ -37,12 +37,12 @@ import shutil
 from pathlib import Path
 
 from sitebuild.find import siteconfig
+from sitebuild.find.outside import BUILT_SITE as BUILT
 
 ATTRIBUTE = "data-verified"
 FIRST_TAG = re.compile(r"""^(<div(?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?)*)(\s*/?>)""")
 MARK = re.compile(ATTRIBUTE + r'="([^"]*)"')
 RECORD_FOLDER = Path(".cache") / "sitebuild" / "verified"  # under the site root, git-ignored with the cache
-BUILT = ("sitemap.xml", "404.html")  # what every MkDocs build writes into its site folder
 MARKDOWN = (".markdown", ".mdown", ".mkdn", ".mkd", ".md")  # the pages MkDocs builds (mkdocs.utils.markdown_extensions)
 
 
