@@ -68,6 +68,7 @@ class Outside:
     def __init__(self, root: Path, leave_out: list[Path]) -> None:
         self.root = root
         self.bases = sorted({os.path.normpath(root), os.path.realpath(root)}, key=len, reverse=True)
+        self.given = list(leave_out)
         self.leave_out = {os.path.realpath(p) for p in [MACHINERY, root / OWN_FOLDER, *leave_out]}
         real_root, self.above = os.path.realpath(root), set()  # in listings: the folders above a left-out one
         for left in self.leave_out:  # (out/ of out/results, which the check made after the run listed the root)
@@ -141,6 +142,10 @@ class Outside:
             if (relative := self.relative(path, inputs)) is not None:
                 found[relative] = found.get(relative, False) or content
         return {relative: self.digest(relative, content) for relative, content in sorted(found.items())}
+
+    def without(self, folders: list[Path]) -> Outside:
+        """The same files with folders left out too. Example: Outside(root, []).without([root / "docs"])"""
+        return Outside(self.root, [*self.given, *folders])
 
     def tree(self) -> str:
         """The SHA-256 of every file under root that counts (paths and bytes, sorted): what a run whose reads are

@@ -136,7 +136,7 @@ def on_files(files, config):
     elif line := sandbox.announce() if site.mode == "serve" else sandbox.status()[1]:  # serve: its first build only
         log.info(line)
     site.pool = PagePool(site.jobs, on_interrupt=_interrupt)  # SIGINT, SIGTERM: _interrupt, until every page ran
-    site.cache = cache.OutputCache(site.root / cache.FOLDER, [Path(config.site_dir)])  # every build stores: warm serve
+    site.cache = cache.OutputCache(site.root / cache.FOLDER, [Path(config.site_dir)], [site.docs_dir])  # warm serve
     site.environment = cache.environment_digest(site.root, site.inputs, site.timeout)
     site.snapshot = Inputs(site.root, site.inputs)
     if site.snapshot.skipped:

@@ -11,12 +11,12 @@ A page's run is kept under two parts:
   inputs.py digests them), each with its digest when the run started, and the other files of the site root it
   read (mkdocs.yml grepped for the nav, another page: find/outside.py), each with its digest as the run ended.
   A run whose reads are not known for sure (a program whose reads are not recorded, a process that left no
-  whole record) keeps the digest of every input file and every other file of the site root instead
-  (everything()).
+  whole record) keeps the digest of every input file and every other file of the site root but the pages
+  instead (everything(): so a prose edit re-runs nothing, as a page's key promises).
 A stored run is reused when its key is the page's and every file it read is as it was (or, for a run whose
-reads are not known, every file of the site root is). An edit of a kit module re-runs only the pages whose runs
-read it; undoing the edit re-runs nothing, since each page keeps its last MAX_RUNS runs (at most MAX_BYTES of
-JSON), newest first, and the run from before the edit is one of them.
+reads are not known, every file of the site root but the pages is). An edit of a kit module re-runs only the
+pages whose runs read it; undoing the edit re-runs nothing, since each page keeps its last MAX_RUNS runs (at
+most MAX_BYTES of JSON), newest first, and the run from before the edit is one of them.
 
 Only `make serve` reads the cache: `make site`, `make test` and `make accept` always run every
 block, so a build or CI never shows a cached output. (One test reads it on purpose, with
@@ -95,12 +95,13 @@ def page_key(blocks: list[Block], default_timeout: float, environment: str) -> s
     return hashlib.sha256(json.dumps([environment, signatures]).encode()).hexdigest()
 
 
-def everything(inputs: Inputs, others: outside.Outside) -> str:
-    """What a run whose reads are not known is held to: every input file and every other file of the site root.
+def everything(inputs: Inputs, rest: outside.Outside) -> str:
+    """What a run whose reads are not known is held to: every input file and every other file of the site root
+    that rest counts (OutputCache leaves the docs folder out of it: a prose edit re-runs nothing in serve).
 
-    Example: everything(Inputs(root, ["kit"]), outside.Outside(root, []))  # 64 hex digits
+    Example: everything(Inputs(root, ["kit"]), outside.Outside(root, [root / "docs"]))  # 64 hex digits
     """
-    return hashlib.sha256(f"{inputs.full}\0{others.tree()}".encode()).hexdigest()
+    return hashlib.sha256(f"{inputs.full}\0{rest.tree()}".encode()).hexdigest()
 
 
 class _StoredResult(BaseModel):
@@ -124,11 +125,11 @@ class _Run(BaseModel):
     inputs: str
     results: list[_StoredResult]
 
-    def fits(self, key: str, inputs: Inputs, others: outside.Outside) -> bool:
+    def fits(self, key: str, inputs: Inputs, others: outside.Outside, rest: outside.Outside) -> bool:
         if self.key != key:
             return False
         if self.reads is None:
-            return self.inputs == everything(inputs, others)
+            return self.inputs == everything(inputs, rest)
         return inputs.unchanged(self.reads) and not others.changed(self.outside)
 
 
@@ -148,9 +149,11 @@ class OutputCache:
         cache.get("docs/a.md", key, inputs)  # those results, while what the run read is unchanged
     """
 
-    def __init__(self, folder: Path, leave_out: list[Path] | tuple[Path, ...] = ()) -> None:
+    def __init__(self, folder: Path, leave_out: list[Path] | tuple[Path, ...] = (),
+                 unread: list[Path] | tuple[Path, ...] = ()) -> None:
         self.folder = folder
         self.leave_out = [folder, *leave_out]  # never a read that counts (outside.Outside): the cache, the site
+        self.unread = list(unread)  # left out of what a run whose reads are not known is held to: the docs folder
 
     def _others(self, inputs: Inputs) -> outside.Outside:
         return outside.Outside(inputs.root, self.leave_out)
@@ -179,8 +182,9 @@ class OutputCache:
         Example: OutputCache(root / FOLDER).get("docs/a.md", key, Inputs(root, DEFAULT_INPUTS))
         """
         others = self._others(inputs)
+        rest = others.without(self.unread)
         for run in self._runs(page):
-            if run.fits(key, inputs, others):
+            if run.fits(key, inputs, others, rest):
                 return [Result(**{**r.model_dump(), "killed": tuple(r.killed)}) for r in run.results]
         return None
 
@@ -204,7 +208,7 @@ class OutputCache:
         """
         run = _Run(key=key, reads=None if reads is None else inputs.counted(reads),
                    outside={} if reads is None else self._others(inputs).reads(reads, inputs),
-                   inputs="" if reads is not None else everything(inputs, self._others(inputs)),
+                   inputs="" if reads is not None else everything(inputs, self._others(inputs).without(self.unread)),
                    results=[_StoredResult(**{**asdict(r), "killed": list(r.killed)}) for r in results])
         same = (run.key, run.reads, run.outside, run.inputs)
         runs = [run] + [r for r in self._runs(page) if (r.key, r.reads, r.outside, r.inputs) != same]
