@@ -241,9 +241,16 @@ class Inputs:
                 found[relative] = found.get(relative, False) or content
         return {relative: self.digest(relative, found[relative]) for relative in sorted(found)}
 
+    def changed(self, reads: dict[str, str]) -> list[str]:
+        """The paths of a stored run's reads (counted()) whose digest is not what it was then, sorted.
+
+        Example: inputs.changed({"kit/a.py": inputs.digest("kit/a.py")}) == []
+        """
+        return sorted(path for path, then in reads.items() if self.digest(path, not then.startswith("m:")) != then)
+
     def unchanged(self, reads: dict[str, str]) -> bool:
         """True when every path of a stored run's reads still has the digest it had then.
 
         Example: inputs.unchanged({"kit/a.py": inputs.digest("kit/a.py")}) is True
         """
-        return all(self.digest(relative, not digest.startswith("m:")) == digest for relative, digest in reads.items())
+        return not self.changed(reads)

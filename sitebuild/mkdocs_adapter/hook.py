@@ -49,6 +49,7 @@ from mkdocs.utils.meta import get_data
 from sitebuild.course import chrome, crosslinks, nextlink  # noqa: F401 - chrome: plugin.py calls it through here
 from sitebuild.find import fences, siteconfig
 from sitebuild.find.inputs import Inputs
+from sitebuild.logs import uncounted
 from sitebuild.mkdocs_adapter.sitefolder import DIRTY_ENV, site_entries, strays
 from sitebuild.mkdocs_adapter.state import WRITES_FILE, SiteState, diagram_files, keep_writing_pages
 from sitebuild.publish import diagrams, gen_downloads, gen_notebooks
@@ -60,6 +61,7 @@ from sitebuild.verify import approved, marks, results, stale
 from sitebuild.verify.outputs import PageReport, accept, refuse_unstable, verify
 
 log = get_plugin_logger("verified-blocks")
+record_log = uncounted("sitebuild.marks")  # a record that cannot be written never fails the build itself (logs.py)
 MODE_ENV = "SITEBUILD_MODE"
 MODES = ("build", "serve", "accept")
 MARKER = re.compile(r"<!-- sitebuild block \S+ -->")
@@ -393,4 +395,4 @@ def on_post_build(config) -> None:
         try:
             marks.write_record(site.root, Path(config.site_dir), site.written)
         except OSError as error:  # not the build's failure: `python -m sitebuild marks` then fails, naming the record
-            cache.log.warning(f"the record of the verified pages could not be written: {error}")
+            record_log.warning(f"the record of the verified pages could not be written: {error}")

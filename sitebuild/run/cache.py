@@ -154,9 +154,14 @@ class OutputCache:
         self.folder = folder
         self.leave_out = [folder, *leave_out]  # never a read that counts (outside.Outside): the cache, the site
         self.unread = list(unread)  # left out of what a run whose reads are not known is held to: the docs folder
+        self._outside: dict[Path, tuple[outside.Outside, outside.Outside]] = {}  # made once per site root
 
-    def _others(self, inputs: Inputs) -> outside.Outside:
-        return outside.Outside(inputs.root, self.leave_out)
+    def _others(self, inputs: Inputs) -> tuple[outside.Outside, outside.Outside]:
+        """The other files of the site root as a run's reads count them, and as everything() counts them."""
+        if inputs.root not in self._outside:
+            others = outside.Outside(inputs.root, self.leave_out)
+            self._outside[inputs.root] = others, others.without(self.unread)
+        return self._outside[inputs.root]
 
     def _path(self, page: str) -> Path:
         return self.folder / (hashlib.sha256(page.encode()).hexdigest()[:16] + ".json")
@@ -181,8 +186,7 @@ class OutputCache:
 
         Example: OutputCache(root / FOLDER).get("docs/a.md", key, Inputs(root, DEFAULT_INPUTS))
         """
-        others = self._others(inputs)
-        rest = others.without(self.unread)
+        others, rest = self._others(inputs)
         for run in self._runs(page):
             if run.fits(key, inputs, others, rest):
                 return [Result(**{**r.model_dump(), "killed": tuple(r.killed)}) for r in run.results]
@@ -206,9 +210,10 @@ class OutputCache:
 
         Example: OutputCache(root / FOLDER).put("docs/a.md", key, [Result("hi\\n")], inputs, {"/repo/kit/a.py": True})
         """
+        others, rest = self._others(inputs)
         run = _Run(key=key, reads=None if reads is None else inputs.counted(reads),
-                   outside={} if reads is None else self._others(inputs).reads(reads, inputs),
-                   inputs="" if reads is not None else everything(inputs, self._others(inputs).without(self.unread)),
+                   outside={} if reads is None else others.reads(reads, inputs),
+                   inputs="" if reads is not None else everything(inputs, rest),
                    results=[_StoredResult(**{**asdict(r), "killed": list(r.killed)}) for r in results])
         same = (run.key, run.reads, run.outside, run.inputs)
         runs = [run] + [r for r in self._runs(page) if (r.key, r.reads, r.outside, r.inputs) != same]

@@ -181,8 +181,6 @@ def check(config_file: str | Path, pages: list[str] | None = None, out: Callable
             if snapshot is not None:
                 read = None if run[2] is None else snapshot.counted(run[2])
                 elsewhere = None if run[2] is None else root_files.reads(run[2], snapshot)
-                if not blocks:  # nothing ran, so nothing was read: such a page is never stale
-                    read, elsewhere = {}, {}
                 written.append(results.page_results(uri, digests[uri], report.outcomes, page_results, report.problems,
                                                     read, run[4], elsewhere))
             block_count += len(blocks)

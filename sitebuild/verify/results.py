@@ -239,7 +239,9 @@ def run_page(blocks: list[Block], root: Path, page: str, timeout: float, twice: 
     with tempfile.TemporaryDirectory(prefix="sitebuild-reads-") as records:
         trace = (tracer, Path(records)) if tracer else None
         first = run_blocks(blocks, root, page, timeout, guard=guard, trace=trace, memory=memory)
-        if tracer == audit.AUDIT:
+        if not blocks:  # nothing ran, so nothing was read (audit.paths would say "it left no record")
+            read, unknown = ({} if trace else None), ""
+        elif tracer == audit.AUDIT:
             read, unknown = audit.paths(Path(records))
         else:
             read = reads.paths(Path(records)) if trace else None

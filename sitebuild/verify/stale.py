@@ -55,8 +55,8 @@ def changes(page: PageResults, now: Digests, inputs: Inputs, others: outside.Out
 
     Returns:
         e.g. ["the page's source", "kit/evidencedesk/usage.py (read by its blocks)", "mkdocs.yml (read by its
-        blocks)"]; for a page whose reads are not known, "the block inputs (...)" or "mkdocs.yml or the docs
-        folder" when any of them changed.
+        blocks)", "the site root (read by its blocks)"]; for a page whose reads are not known, "the block inputs
+        (...)" or "a file of the site root" when any of them changed.
 
     Example: changes(page, digests(root, docs, "a.md", inputs, site), inputs, Outside(root, [])) == []
     """
@@ -71,8 +71,7 @@ def changes(page: PageResults, now: Digests, inputs: Inputs, others: outside.Out
         if page.digests.site != now.site:
             changed.append("a file of the site root (its reads are not known)")
         return changed
-    read = [path for path, digest in page.reads.items() if inputs.digest(path, not digest.startswith("m:")) != digest]
-    read += others.changed(page.outside)
+    read = inputs.changed(page.reads) + others.changed(page.outside)
     changed += [f"{'the site root' if path == '.' else path} (read by its blocks)" for path in sorted(read)]
     return changed
 
